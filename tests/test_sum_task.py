@@ -1,0 +1,43 @@
+"""The sum task trains, deterministically, to the accuracy the pages report."""
+
+import pytest
+import torch
+
+from tutorial_code.sum_task import SumModel, predict_sum, train_sum_model, trained_sum_model
+
+
+def test_trains_below_0_05_within_500_steps_at_the_documented_seed():
+    result = trained_sum_model(seed=0, steps=500)
+    assert len(result.losses) == 500
+    assert result.losses[0] > 5  # an untrained model predicts ~0 for targets ~3.6
+    assert result.eval_loss < 0.05
+    assert abs(predict_sum(result.model, [3, 1, 4, 1, 5, 9, 2, 6]) - 31) < 3
+
+
+def test_training_is_deterministic():
+    assert train_sum_model(steps=20, seed=3).losses == train_sum_model(steps=20, seed=3).losses
+
+
+def test_eval_mode_prediction_is_deterministic_and_train_mode_is_not():
+    model = trained_sum_model().model
+    numbers = [3, 1, 4, 1, 5, 9, 2, 6]
+    assert predict_sum(model, numbers) == predict_sum(model, numbers)
+    model.train()
+    torch.manual_seed(0)
+    noisy = {round(model(torch.tensor([numbers], dtype=torch.float32))[0].item(), 6) for _ in range(5)}
+    model.eval()
+    assert len(noisy) > 1  # dropout is on in train(): predict in eval()
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: SumModel()(torch.tensor([[1, 2, 3]])), TypeError, r"use numbers\.float\(\)"),
+        (lambda: SumModel()(torch.tensor([1.0, 2.0])), ValueError, r"numbers must have shape \(B, T\)"),
+        (lambda: SumModel()(torch.zeros(1, 20)), ValueError, "exceeds max_len=16"),
+        (lambda: train_sum_model(steps=0), ValueError, "steps and batch_size must be >= 1"),
+    ],
+)
+def test_bad_input_is_explained(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

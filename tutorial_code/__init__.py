@@ -1,0 +1,1 @@
+"""A Transformer encoder written by hand in PyTorch, one concept per module."""

@@ -1,0 +1,164 @@
+"""Scaled dot-product attention, and single-head self-attention built on it.
+
+Shape letters used here and on every page: B = batch size, T = sequence length
+(T_q queries, T_k keys), d_model = width of a token vector, d_k = width of a
+query or key, d_v = width of a value. Extra leading axes (such as the heads
+axis h) pass through unchanged.
+
+Masks follow the site's convention: boolean, `True` = may attend
+(see [`tutorial_code.masks`][tutorial_code.masks]).
+"""
+
+# --8<-- [start:imports]
+import math
+
+import torch
+from torch import nn
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:scaled_dot_product_attention]
+def scaled_dot_product_attention(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Attend from each query to all keys and return the weighted sum of values.
+
+    Computes `softmax(query @ key^T / sqrt(d_k) + mask) @ value`.
+
+    Args:
+        query: Queries, shape (..., T_q, d_k).
+        key: Keys, shape (..., T_k, d_k).
+        value: Values, shape (..., T_k, d_v).
+        mask: Optional. A boolean mask (`True` = may attend) or a float mask that is
+            added to the scores, broadcastable to (..., T_q, T_k). Defaults to None.
+
+    Returns:
+        A pair `(output, weights)`: `output` of shape (..., T_q, d_v) and the
+        attention `weights` of shape (..., T_q, T_k). Each row of `weights` sums
+        to 1, except a row whose keys are all masked: its weights and its output
+        are all zeros (the same result as
+        `torch.nn.functional.scaled_dot_product_attention`), never NaN.
+
+    Raises:
+        TypeError: If `mask` is neither boolean nor floating point.
+        ValueError: If the shapes of `query`, `key` and `value` do not fit together,
+            or `mask` cannot broadcast to (..., T_q, T_k).
+
+    Shape:
+        - query: (..., T_q, d_k)
+        - key: (..., T_k, d_k)
+        - value: (..., T_k, d_v)
+        - mask: broadcastable to (..., T_q, T_k)
+        - output: (..., T_q, d_v)
+        - weights: (..., T_q, T_k)
+
+    Examples:
+        >>> q = k = v = torch.eye(2).unsqueeze(0)  # (B=1, T=2, d_k=2)
+        >>> output, weights = scaled_dot_product_attention(q, k, v)
+        >>> weights.sum(dim=-1)
+        tensor([[1., 1.]])
+    """
+    _check_qkv(query, key, value)
+    d_k = query.size(-1)
+    # Dividing by sqrt(d_k) keeps the scores' spread near 1 whatever d_k is:
+    # a sum of d_k products of unit-variance numbers has variance d_k.
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., T_q, T_k)
+    if mask is not None:
+        _check_mask(mask, scores.shape)
+        if mask.dtype == torch.bool:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        else:
+            scores = scores + mask
+        # A row with every key blocked is all -inf, and softmax would make it NaN
+        # (0 / 0). Define it as "attend to nothing": zero weights, zero output.
+        no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)  # (..., T_q, 1)
+        scores = scores.masked_fill(no_key, 0.0)
+    weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
+    if mask is not None:
+        weights = weights.masked_fill(no_key, 0.0)
+    output = weights @ value  # (..., T_q, d_v)
+    return output, weights
+
+
+# --8<-- [end:scaled_dot_product_attention]
+
+
+# --8<-- [start:self_attention]
+class SelfAttention(nn.Module):
+    """Single-head self-attention: queries, keys and values all come from `x`.
+
+    Three learned projections turn each token vector into a query ("what am I
+    looking for"), a key ("what do I contain") and a value ("what do I pass on").
+
+    Args:
+        d_model: Width of the input token vectors.
+        d_k: Width of queries, keys and values. Defaults to `d_model`.
+
+    Shape:
+        - x: (B, T, d_model)
+        - mask: broadcastable to (B, T, T)
+        - output: (B, T, d_k)
+        - weights: (B, T, T)
+
+    Examples:
+        >>> attention = SelfAttention(d_model=8, d_k=4)
+        >>> output, weights = attention(torch.randn(2, 5, 8))
+        >>> output.shape, weights.shape
+        (torch.Size([2, 5, 4]), torch.Size([2, 5, 5]))
+    """
+
+    def __init__(self, d_model: int, d_k: int | None = None) -> None:
+        super().__init__()
+        d_k = d_model if d_k is None else d_k
+        self.d_model = d_model
+        self.W_Q = nn.Linear(d_model, d_k, bias=False)
+        self.W_K = nn.Linear(d_model, d_k, bias=False)
+        self.W_V = nn.Linear(d_model, d_k, bias=False)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return `(output, weights)` for the token vectors `x` (B, T, d_model)."""
+        if x.dim() != 3 or x.size(-1) != self.d_model:
+            raise ValueError(f"x must have shape (B, T, d_model={self.d_model}), got shape {tuple(x.shape)}")
+        return scaled_dot_product_attention(self.W_Q(x), self.W_K(x), self.W_V(x), mask)
+
+
+# --8<-- [end:self_attention]
+
+
+def _check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise ValueError(
+            "query, key and value need at least 2 dimensions (..., T, d), got shapes "
+            f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+        )
+    if query.size(-1) != key.size(-1):
+        raise ValueError(
+            f"query and key must have the same last dimension d_k, got {query.size(-1)} and {key.size(-1)}"
+        )
+    if key.size(-2) != value.size(-2):
+        raise ValueError(
+            f"key and value must hold the same number of positions T_k, got {key.size(-2)} and {value.size(-2)}"
+        )
+
+
+def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+    if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or floating point (added to the scores), "
+            f"got dtype {mask.dtype}; for a 0/1 mask use mask.bool()"
+        )
+    try:
+        broadcast = torch.broadcast_shapes(mask.shape, scores_shape)
+    except RuntimeError:
+        broadcast = None
+    if broadcast != scores_shape:
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} cannot broadcast to the attention scores of shape "
+            f"{tuple(scores_shape)}; a padding mask should be (B, 1, 1, T), a causal mask (T, T)"
+        )

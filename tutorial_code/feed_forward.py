@@ -1,0 +1,46 @@
+"""The position-wise feed-forward network of a Transformer layer.
+
+Shape letters: B = batch size, T = sequence length, d_model = width of a token
+vector, d_ff = width of the hidden layer (4 * d_model in the paper).
+"""
+
+# --8<-- [start:imports]
+import torch
+from torch import nn
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:feed_forward]
+class FeedForward(nn.Module):
+    """Two linear layers with a ReLU between, applied to every position alone.
+
+    Attention mixes information across positions; this network then transforms
+    each token vector on its own, with the same weights at every position.
+
+    Args:
+        d_model: Width of the token vectors.
+        d_ff: Width of the hidden layer.
+        dropout: Dropout probability after the ReLU. Defaults to 0.0.
+
+    Shape:
+        - x: (B, T, d_model)
+        - output: (B, T, d_model)
+
+    Examples:
+        >>> FeedForward(d_model=8, d_ff=32)(torch.randn(2, 5, 8)).shape
+        torch.Size([2, 5, 8])
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the transformed token vectors, same shape as `x`."""
+        return self.linear2(self.dropout(torch.relu(self.linear1(x))))  # (B, T, d_model)
+
+
+# --8<-- [end:feed_forward]

@@ -1,0 +1,121 @@
+"""Copy weights from PyTorch's built-in modules into this tutorial's, to compare outputs.
+
+If your hand-written module gives the same output as PyTorch's own after both
+hold the same weights, the two compute the same function. These helpers do the
+copying; [the chapter on checking against PyTorch](../multi_head_attention.md)
+shows the comparison.
+"""
+
+# --8<-- [start:imports]
+import torch
+from torch import nn
+
+from tutorial_code.encoder import EncoderLayer
+from tutorial_code.multi_head import MultiHeadAttention
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:multi_head_attention_from_torch]
+def multi_head_attention_from_torch(torch_attention: nn.MultiheadAttention) -> MultiHeadAttention:
+    """Build a [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] with the weights of `torch_attention`.
+
+    `nn.MultiheadAttention` stores W_Q, W_K and W_V stacked in one
+    `in_proj_weight` of shape (3 * d_model, d_model), and W_O as `out_proj`.
+
+    Args:
+        torch_attention: A PyTorch module with equal query, key and value widths
+            (`kdim == vdim == embed_dim`) and no `add_bias_kv`.
+
+    Returns:
+        A new module in the same training mode whose forward gives the same output.
+
+    Raises:
+        ValueError: If `torch_attention` uses separate key/value widths or bias_k/bias_v.
+
+    Examples:
+        >>> theirs = nn.MultiheadAttention(16, 4, batch_first=True)
+        >>> ours = multi_head_attention_from_torch(theirs)
+        >>> x = torch.randn(2, 5, 16)
+        >>> torch.allclose(ours(x)[0], theirs(x, x, x)[0], atol=1e-6)
+        True
+    """
+    if not torch_attention._qkv_same_embed_dim or torch_attention.bias_k is not None:
+        raise ValueError("only nn.MultiheadAttention with kdim == vdim == embed_dim and no add_bias_kv is supported")
+    bias = torch_attention.in_proj_bias is not None
+    ours = MultiHeadAttention(
+        torch_attention.embed_dim, torch_attention.num_heads, dropout=torch_attention.dropout, bias=bias
+    )
+    copy_multi_head_attention_weights(torch_attention, ours)
+    return ours.train(torch_attention.training)
+
+
+def copy_multi_head_attention_weights(source: nn.MultiheadAttention, target: MultiHeadAttention) -> None:
+    """Copy the weights of `source` into `target` in place.
+
+    Args:
+        source: The PyTorch module to read.
+        target: The tutorial's module to overwrite; same d_model and biases.
+    """
+    with torch.no_grad():
+        W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)  # each (d_model, d_model)
+        target.W_Q.weight.copy_(W_Q)
+        target.W_K.weight.copy_(W_K)
+        target.W_V.weight.copy_(W_V)
+        target.W_O.weight.copy_(source.out_proj.weight)
+        if source.in_proj_bias is not None:
+            b_Q, b_K, b_V = source.in_proj_bias.chunk(3)
+            target.W_Q.bias.copy_(b_Q)
+            target.W_K.bias.copy_(b_K)
+            target.W_V.bias.copy_(b_V)
+            target.W_O.bias.copy_(source.out_proj.bias)
+
+
+# --8<-- [end:multi_head_attention_from_torch]
+
+
+# --8<-- [start:encoder_layer_from_torch]
+def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
+    """Build an [`EncoderLayer`][tutorial_code.encoder.EncoderLayer] with the weights of `torch_layer`.
+
+    Args:
+        torch_layer: A PyTorch encoder layer with `batch_first=True`, ReLU activation
+            and biases (PyTorch's defaults, apart from `batch_first`).
+
+    Returns:
+        A new layer in the same training mode whose forward gives the same output.
+
+    Raises:
+        ValueError: If `torch_layer` is not batch-first or does not use ReLU.
+
+    Examples:
+        >>> theirs = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0, batch_first=True)
+        >>> ours = encoder_layer_from_torch(theirs)
+        >>> x = torch.randn(2, 5, 16)
+        >>> torch.allclose(ours(x)[0], theirs(x), atol=1e-5)
+        True
+    """
+    if not torch_layer.self_attn.batch_first:
+        raise ValueError("build the PyTorch layer with batch_first=True; this tutorial's tensors are (B, T, d_model)")
+    if torch_layer.activation_relu_or_gelu != 1:
+        raise ValueError("only activation='relu' is supported, as in the paper")
+    attention = torch_layer.self_attn
+    ours = EncoderLayer(
+        attention.embed_dim,
+        attention.num_heads,
+        torch_layer.linear1.out_features,
+        dropout=torch_layer.dropout.p,
+        norm_first=torch_layer.norm_first,
+    )
+    copy_multi_head_attention_weights(attention, ours.attention)
+    ours.feed_forward.load_state_dict(
+        {"linear1." + k: v for k, v in torch_layer.linear1.state_dict().items()}
+        | {"linear2." + k: v for k, v in torch_layer.linear2.state_dict().items()}
+    )
+    for ours_norm, torch_norm in ((ours.norm1, torch_layer.norm1), (ours.norm2, torch_layer.norm2)):
+        ours_norm.load_state_dict(torch_norm.state_dict())
+        ours_norm.eps = torch_norm.eps
+    return ours.train(torch_layer.training)
+
+
+# --8<-- [end:encoder_layer_from_torch]

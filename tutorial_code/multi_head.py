@@ -1,0 +1,196 @@
+"""Multi-head attention: h heads side by side, mixed by the output projection W_O.
+
+Shape letters: B = batch size, T = sequence length (T_q queries, T_k keys),
+d_model = width of a token vector, h = `num_heads`, d_k = d_model / h = width of
+one head.
+
+Masks follow the site's convention: boolean, `True` = may attend, broadcastable
+to (B, h, T_q, T_k); see [`tutorial_code.masks`][tutorial_code.masks].
+"""
+
+# --8<-- [start:imports]
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tutorial_code.attention import _check_mask, scaled_dot_product_attention
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:split_heads]
+def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """Cut the last axis into `num_heads` slices and move heads before positions.
+
+    Args:
+        x: Projected tokens, shape (B, T, d_model).
+        num_heads: Number of heads h; must divide d_model.
+
+    Returns:
+        Tensor of shape (B, h, T, d_k).
+
+    Examples:
+        >>> split_heads(torch.zeros(2, 5, 8), num_heads=4).shape
+        torch.Size([2, 4, 5, 2])
+    """
+    B, T, d_model = x.shape
+    d_k = d_model // num_heads
+    # view cuts d_model into (h, d_k); the transpose makes each head a separate
+    # (T, d_k) matrix, so one batched matmul attends in all heads at once.
+    return x.view(B, T, num_heads, d_k).transpose(1, 2)  # (B, h, T, d_k)
+
+
+# --8<-- [end:split_heads]
+
+
+# --8<-- [start:combine_heads]
+def combine_heads(x: torch.Tensor) -> torch.Tensor:
+    """Undo [`split_heads`][tutorial_code.multi_head.split_heads]: concatenate the heads.
+
+    Args:
+        x: Per-head outputs, shape (B, h, T, d_k).
+
+    Returns:
+        Tensor of shape (B, T, h * d_k): each token's head outputs side by side.
+
+    Examples:
+        >>> combine_heads(torch.zeros(2, 4, 5, 2)).shape
+        torch.Size([2, 5, 8])
+    """
+    B, h, T, d_k = x.shape
+    # transpose back to (B, T, h, d_k); it leaves the memory non-contiguous,
+    # so reshape (not view) copies it into one row per token.
+    return x.transpose(1, 2).reshape(B, T, h * d_k)  # (B, T, d_model)
+
+
+# --8<-- [end:combine_heads]
+
+
+# --8<-- [start:multi_head_attention]
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention with projections W_Q, W_K, W_V and output projection W_O.
+
+    Each head attends in its own d_k-wide slice of the projected queries, keys and
+    values. Concatenating the heads only puts their results side by side; W_O, a
+    d_model x d_model matrix, is what lets every output feature draw on every head.
+
+    Args:
+        d_model: Width of the token vectors.
+        num_heads: Number of heads h. Must divide `d_model`.
+        dropout: Dropout probability on the attention weights. Defaults to 0.0.
+        bias: Whether the four projections have biases. Defaults to True.
+
+    Raises:
+        ValueError: If `d_model` is not divisible by `num_heads`.
+
+    Shape:
+        - query: (B, T_q, d_model)
+        - key, value: (B, T_k, d_model); default to `query` (self-attention)
+        - mask: broadcastable to (B, h, T_q, T_k)
+        - output: (B, T_q, d_model)
+        - weights: (B, h, T_q, T_k)
+
+    Examples:
+        >>> attention = MultiHeadAttention(d_model=16, num_heads=4)
+        >>> output, weights = attention(torch.randn(2, 5, 16))
+        >>> output.shape, weights.shape
+        (torch.Size([2, 5, 16]), torch.Size([2, 4, 5, 5]))
+    """
+
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
+        super().__init__()
+        if num_heads < 1 or d_model % num_heads != 0:
+            raise ValueError(
+                f"d_model={d_model} must be divisible by num_heads={num_heads}; "
+                f"each head gets d_k = d_model / num_heads features"
+            )
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.d_k = d_model // num_heads
+        self.W_Q = nn.Linear(d_model, d_model, bias=bias)
+        self.W_K = nn.Linear(d_model, d_model, bias=bias)
+        self.W_V = nn.Linear(d_model, d_model, bias=bias)
+        self.W_O = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor | None = None,
+        value: torch.Tensor | None = None,
+        mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Return `(output, weights)`; `key` and `value` default to `query`."""
+        key = query if key is None else key
+        value = key if value is None else value
+        self._check_inputs(query, key, value)
+        Q = split_heads(self.W_Q(query), self.num_heads)  # (B, h, T_q, d_k)
+        K = split_heads(self.W_K(key), self.num_heads)  # (B, h, T_k, d_k)
+        V = split_heads(self.W_V(value), self.num_heads)  # (B, h, T_k, d_k)
+        heads, weights = self.attend(Q, K, V, mask)  # (B, h, T_q, d_k)
+        return self.W_O(combine_heads(heads)), weights  # (B, T_q, d_model)
+
+    def attend(
+        self, Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Scaled dot-product attention in every head at once."""
+        heads, weights = scaled_dot_product_attention(Q, K, V, mask)
+        if self.training and self.dropout.p > 0:
+            weights = self.dropout(weights)
+            heads = weights @ V
+        return heads, weights
+
+    def _check_inputs(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+        for name, x in (("query", query), ("key", key), ("value", value)):
+            if x.dim() != 3 or x.size(-1) != self.d_model:
+                raise ValueError(
+                    f"{name} must have shape (B, T, d_model={self.d_model}), got shape {tuple(x.shape)}"
+                )
+        if key.shape[:2] != value.shape[:2]:
+            raise ValueError(f"key and value must have the same (B, T_k), got {tuple(key.shape)} and {tuple(value.shape)}")
+        if query.size(0) != key.size(0):
+            raise ValueError(f"query and key must have the same batch size, got {query.size(0)} and {key.size(0)}")
+
+
+# --8<-- [end:multi_head_attention]
+
+
+# --8<-- [start:efficient_multi_head_attention]
+class EfficientMultiHeadAttention(MultiHeadAttention):
+    """[`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] on PyTorch's fused kernel.
+
+    Same parameters and same results, but the attention itself runs in
+    `torch.nn.functional.scaled_dot_product_attention`, which never stores the
+    (B, h, T_q, T_k) weights. The price: it returns `None` instead of the weights.
+
+    Args:
+        d_model: Width of the token vectors.
+        num_heads: Number of heads h. Must divide `d_model`.
+        dropout: Dropout probability on the attention weights. Defaults to 0.0.
+        bias: Whether the four projections have biases. Defaults to True.
+
+    Shape:
+        - query: (B, T_q, d_model)
+        - mask: broadcastable to (B, h, T_q, T_k)
+        - output: (B, T_q, d_model)
+
+    Examples:
+        >>> attention = EfficientMultiHeadAttention(d_model=16, num_heads=4)
+        >>> output, weights = attention(torch.randn(2, 5, 16))
+        >>> output.shape, weights
+        (torch.Size([2, 5, 16]), None)
+    """
+
+    def attend(
+        self, Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None
+    ) -> tuple[torch.Tensor, None]:
+        """Fused attention in every head at once; the weights are not kept."""
+        if mask is not None:
+            _check_mask(mask, torch.Size((*Q.shape[:-1], K.size(-2))))
+        dropout_p = self.dropout.p if self.training else 0.0
+        # Same mask convention as ours (True = may attend), so no conversion.
+        heads = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask, dropout_p=dropout_p)
+        return heads, None
+
+
+# --8<-- [end:efficient_multi_head_attention]

@@ -1,0 +1,136 @@
+"""Positional encodings: how a Transformer learns where each token stands.
+
+Attention compares tokens by content only, so without positions it cannot tell
+"dog bites man" from "man bites dog". A positional encoding adds a vector that
+depends on the position to each token vector.
+
+Shape letters: B = batch size, T = sequence length, d_model = width of a token
+vector, max_len = the longest sequence the table holds.
+"""
+
+# --8<-- [start:imports]
+import math
+
+import torch
+from torch import nn
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:sinusoidal_table]
+def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
+    """The fixed table of sines and cosines from "Attention Is All You Need".
+
+    Position `pos` and feature pair `i` get
+    `PE[pos, 2i] = sin(pos / 10000^(2i/d_model))` and
+    `PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))`.
+
+    Args:
+        max_len: Number of positions.
+        d_model: Width of each position vector; must be even.
+
+    Returns:
+        Tensor of shape (max_len, d_model) with values in [-1, 1].
+
+    Raises:
+        ValueError: If `d_model` is odd or either size is not positive.
+
+    Examples:
+        >>> sinusoidal_table(max_len=4, d_model=2)[:, 0]  # sin(pos)
+        tensor([0.0000, 0.8415, 0.9093, 0.1411])
+    """
+    if max_len < 1 or d_model < 2 or d_model % 2:
+        raise ValueError(f"need max_len >= 1 and an even d_model >= 2, got max_len={max_len}, d_model={d_model}")
+    position = torch.arange(max_len, dtype=torch.float32)[:, None]  # (max_len, 1)
+    # One frequency per feature pair, from 1 down to 1/10000: wavelengths 2*pi .. 10000*2*pi.
+    frequency = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))  # (d_model/2,)
+    table = torch.zeros(max_len, d_model)
+    table[:, 0::2] = torch.sin(position * frequency)
+    table[:, 1::2] = torch.cos(position * frequency)
+    return table
+
+
+# --8<-- [end:sinusoidal_table]
+
+
+# --8<-- [start:sinusoidal_positional_encoding]
+class SinusoidalPositionalEncoding(nn.Module):
+    """Adds the fixed sinusoidal table to the token vectors. No parameters.
+
+    Args:
+        d_model: Width of the token vectors; must be even.
+        max_len: Longest sequence accepted. Defaults to 512.
+
+    Raises:
+        ValueError: In `forward`, if the input is longer than `max_len` or its
+            width is not `d_model`.
+
+    Shape:
+        - x: (B, T, d_model) with T <= max_len
+        - output: (B, T, d_model)
+
+    Examples:
+        >>> encoding = SinusoidalPositionalEncoding(d_model=8, max_len=16)
+        >>> encoding(torch.zeros(1, 3, 8)).shape
+        torch.Size([1, 3, 8])
+    """
+
+    def __init__(self, d_model: int, max_len: int = 512) -> None:
+        super().__init__()
+        # A buffer, not a parameter: it moves with .to(device) but is never trained.
+        self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return `x` plus the position vectors of its first T positions."""
+        _check_positions(x, self.table)
+        return x + self.table[: x.size(1)]  # (B, T, d_model)
+
+
+# --8<-- [end:sinusoidal_positional_encoding]
+
+
+# --8<-- [start:learned_positional_encoding]
+class LearnedPositionalEncoding(nn.Module):
+    """Adds a trained vector per position to the token vectors.
+
+    Args:
+        d_model: Width of the token vectors.
+        max_len: Longest sequence accepted. Defaults to 512.
+
+    Raises:
+        ValueError: In `forward`, if the input is longer than `max_len` or its
+            width is not `d_model`.
+
+    Shape:
+        - x: (B, T, d_model) with T <= max_len
+        - output: (B, T, d_model)
+
+    Examples:
+        >>> encoding = LearnedPositionalEncoding(d_model=8, max_len=16)
+        >>> encoding.table.shape
+        torch.Size([16, 8])
+    """
+
+    def __init__(self, d_model: int, max_len: int = 512) -> None:
+        super().__init__()
+        # Small initial values, so positions start as a nudge, not as noise.
+        self.table = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return `x` plus the learned vectors of its first T positions."""
+        _check_positions(x, self.table)
+        return x + self.table[: x.size(1)]  # (B, T, d_model)
+
+
+# --8<-- [end:learned_positional_encoding]
+
+
+def _check_positions(x: torch.Tensor, table: torch.Tensor) -> None:
+    max_len, d_model = table.shape
+    if x.dim() != 3 or x.size(-1) != d_model:
+        raise ValueError(f"x must have shape (B, T, d_model={d_model}), got shape {tuple(x.shape)}")
+    if x.size(1) > max_len:
+        raise ValueError(
+            f"sequence length {x.size(1)} exceeds max_len={max_len} of the position table; "
+            f"build the encoding with max_len >= {x.size(1)}"
+        )

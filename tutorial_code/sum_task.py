@@ -1,0 +1,245 @@
+"""The sum task: a small Transformer learns to add up a sequence of digits.
+
+The model sees 8 digits from 0 to 9 and predicts their sum divided by 10 (so the
+target stays near 1 and a plain MSE loss works). Adding up needs every position,
+which makes it a quick check that all the pieces work together; it trains in a
+few seconds on a laptop CPU.
+
+Shape letters: B = batch size, T = sequence length, d_model = width of a token
+vector, h = `num_heads`.
+"""
+
+# --8<-- [start:imports]
+import functools
+import time
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from tutorial_code.encoder import EncoderLayer
+from tutorial_code.positional import LearnedPositionalEncoding
+
+# --8<-- [end:imports]
+
+# --8<-- [start:data]
+TARGET_SCALE = 10.0  # the model predicts sum / 10
+
+
+def make_batch(
+    batch_size: int = 64, seq_len: int = 8, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random digit sequences and their scaled sums.
+
+    Args:
+        batch_size: Number of sequences B. Defaults to 64.
+        seq_len: Digits per sequence T. Defaults to 8.
+        generator: Random generator, for reproducible batches. Defaults to None.
+
+    Returns:
+        `(numbers, targets)`: digits 0-9 as floats, shape (B, T), and
+        `numbers.sum(dim=1) / TARGET_SCALE`, shape (B,).
+
+    Examples:
+        >>> numbers, targets = make_batch(2, 3, torch.Generator().manual_seed(0))
+        >>> torch.allclose(targets, numbers.sum(dim=1) / TARGET_SCALE)
+        True
+    """
+    numbers = torch.randint(0, 10, (batch_size, seq_len), generator=generator).float()
+    return numbers, numbers.sum(dim=1) / TARGET_SCALE
+
+
+# --8<-- [end:data]
+
+
+# --8<-- [start:sum_model]
+class SumModel(nn.Module):
+    """Numbers in, one number out: projection, learned positions, encoder layers, mean, head.
+
+    Args:
+        d_model: Width of the token vectors. Defaults to 32.
+        num_heads: Number of attention heads h. Defaults to 4.
+        d_ff: Hidden width of the feed-forward networks. Defaults to 64.
+        num_layers: Number of encoder layers. Defaults to 2.
+        max_len: Longest sequence accepted. Defaults to 16.
+        dropout: Dropout probability. Defaults to 0.1.
+        norm_first: Pre-norm layers (and a final LayerNorm) if True. Defaults to False.
+
+    Raises:
+        ValueError: In `forward`, if `numbers` is not 2-D or longer than `max_len`.
+        TypeError: In `forward`, if `numbers` is not a floating-point tensor.
+
+    Shape:
+        - numbers: (B, T), floats
+        - output: (B,), the predicted sum / TARGET_SCALE
+        - weights: a list of `num_layers` tensors of shape (B, h, T, T)
+
+    Examples:
+        >>> prediction, weights = SumModel()(torch.zeros(3, 8))
+        >>> prediction.shape, weights[0].shape
+        (torch.Size([3]), torch.Size([3, 4, 8, 8]))
+    """
+
+    def __init__(
+        self,
+        d_model: int = 32,
+        num_heads: int = 4,
+        d_ff: int = 64,
+        num_layers: int = 2,
+        max_len: int = 16,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+    ) -> None:
+        super().__init__()
+        self.input_projection = nn.Linear(1, d_model)  # one number -> one token vector
+        self.positions = LearnedPositionalEncoding(d_model, max_len)
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
+        )
+        self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+        self.head = nn.Linear(d_model, 1)
+
+    def forward(
+        self, numbers: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """Return `(prediction, weights)` for a batch of number sequences."""
+        if not numbers.dtype.is_floating_point:
+            raise TypeError(f"numbers must be a float tensor, got dtype {numbers.dtype}; use numbers.float()")
+        if numbers.dim() != 2:
+            raise ValueError(f"numbers must have shape (B, T), got shape {tuple(numbers.shape)}")
+        x = self.positions(self.input_projection(numbers.unsqueeze(-1)))  # (B, T, d_model)
+        all_weights = []
+        for layer in self.layers:
+            x, weights = layer(x, mask=mask)
+            all_weights.append(weights)
+        pooled = self.final_norm(x).mean(dim=1)  # (B, d_model): average over positions
+        return self.head(pooled).squeeze(-1), all_weights  # (B,)
+
+
+# --8<-- [end:sum_model]
+
+
+# --8<-- [start:train]
+@dataclass
+class TrainResult:
+    """What [`train_sum_model`][tutorial_code.sum_task.train_sum_model] returns.
+
+    Attributes:
+        model: The trained model, left in eval mode.
+        losses: Training loss at every step.
+        eval_loss: MSE on a fixed held-out batch of 1024 sequences, in eval mode.
+        seconds: Wall-clock training time.
+    """
+
+    model: SumModel
+    losses: list[float] = field(repr=False)
+    eval_loss: float
+    seconds: float
+
+
+def train_sum_model(
+    steps: int = 500,
+    seed: int = 0,
+    batch_size: int = 64,
+    seq_len: int = 8,
+    lr: float = 1e-3,
+    norm_first: bool = False,
+) -> TrainResult:
+    """Train a [`SumModel`][tutorial_code.sum_task.SumModel] with Adam and MSE.
+
+    Deterministic on a CPU for a given `seed`: the same seed gives the same losses.
+
+    Args:
+        steps: Optimizer steps, one fresh batch each. Defaults to 500.
+        seed: Seeds the initial weights, the dropout and the data. Defaults to 0.
+        batch_size: Sequences per step. Defaults to 64.
+        seq_len: Digits per sequence. Defaults to 8.
+        lr: Adam learning rate. Defaults to 1e-3.
+        norm_first: Train the pre-norm variant. Defaults to False (post-norm).
+
+    Returns:
+        A [`TrainResult`][tutorial_code.sum_task.TrainResult].
+
+    Raises:
+        ValueError: If `steps` or `batch_size` is not positive.
+
+    Examples:
+        >>> result = train_sum_model(steps=5)
+        >>> len(result.losses)
+        5
+    """
+    if steps < 1 or batch_size < 1:
+        raise ValueError(f"steps and batch_size must be >= 1, got steps={steps}, batch_size={batch_size}")
+    torch.manual_seed(seed)  # initial weights and dropout
+    data = torch.Generator().manual_seed(seed)  # training batches
+    model = SumModel(max_len=max(16, seq_len), norm_first=norm_first)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    loss_fn = nn.MSELoss()
+    losses = []
+    start = time.perf_counter()
+    model.train()
+    for _ in range(steps):
+        numbers, targets = make_batch(batch_size, seq_len, data)
+        prediction, _ = model(numbers)
+        loss = loss_fn(prediction, targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    seconds = time.perf_counter() - start
+    return TrainResult(model.eval(), losses, evaluate(model, seq_len), seconds)
+
+
+def evaluate(model: SumModel, seq_len: int = 8) -> float:
+    """MSE of `model` in eval mode on a fixed batch of 1024 sequences (seed 1234).
+
+    Args:
+        model: The model to evaluate; it is switched to eval mode.
+        seq_len: Digits per sequence. Defaults to 8.
+
+    Returns:
+        The mean squared error, in units of (sum / TARGET_SCALE)^2.
+    """
+    numbers, targets = make_batch(1024, seq_len, torch.Generator().manual_seed(1234))
+    model.eval()  # dropout off: predictions are deterministic
+    with torch.no_grad():
+        prediction, _ = model(numbers)
+    return nn.functional.mse_loss(prediction, targets).item()
+
+
+# --8<-- [end:train]
+
+
+# --8<-- [start:predict]
+def predict_sum(model: SumModel, numbers: list[float]) -> float:
+    """The model's estimate of `sum(numbers)`, computed in eval mode.
+
+    Args:
+        model: A trained model; it is switched to eval mode (dropout off).
+        numbers: One sequence of digits.
+
+    Returns:
+        The predicted sum, already multiplied back by TARGET_SCALE.
+    """
+    model.eval()
+    with torch.no_grad():
+        prediction, _ = model(torch.tensor([numbers], dtype=torch.float32))
+    return prediction.item() * TARGET_SCALE
+
+
+# --8<-- [end:predict]
+
+
+@functools.cache
+def trained_sum_model(seed: int = 0, steps: int = 500, norm_first: bool = False) -> TrainResult:
+    """Train once per process and reuse: chapters, figures and tests share this model.
+
+    Args:
+        seed: Passed to `train_sum_model`. Defaults to 0.
+        steps: Passed to `train_sum_model`. Defaults to 500.
+        norm_first: Passed to `train_sum_model`. Defaults to False.
+
+    Returns:
+        The cached [`TrainResult`][tutorial_code.sum_task.TrainResult].
+    """
+    return train_sum_model(steps=steps, seed=seed, norm_first=norm_first)
