@@ -36,12 +36,16 @@ def test_matches_torch_with_boolean_padding_mask(qkv, assert_matches_torch):
 def test_matches_torch_with_float_mask(qkv, assert_matches_torch):
     bias = torch.randn(7, 7, generator=torch.Generator().manual_seed(1))
     output, _ = scaled_dot_product_attention(*qkv, mask=bias)
-    assert_matches_torch("F.scaled_dot_product_attention", output, F.scaled_dot_product_attention(*qkv, attn_mask=bias), atol=ATOL)
+    assert_matches_torch(
+        "F.scaled_dot_product_attention", output, F.scaled_dot_product_attention(*qkv, attn_mask=bias), atol=ATOL
+    )
 
 
 def test_matches_torch_causal(qkv, assert_matches_torch):
     output, weights = scaled_dot_product_attention(*qkv, mask=causal_mask(7))
-    assert_matches_torch("F.scaled_dot_product_attention", output, F.scaled_dot_product_attention(*qkv, is_causal=True), atol=ATOL)
+    assert_matches_torch(
+        "F.scaled_dot_product_attention", output, F.scaled_dot_product_attention(*qkv, is_causal=True), atol=ATOL
+    )
     assert torch.equal(weights.triu(diagonal=1), torch.zeros_like(weights))
 
 
@@ -59,7 +63,9 @@ def test_fully_masked_row_gives_zeros_like_torch_and_finite_gradients(qkv, asser
     output, weights = scaled_dot_product_attention(q, k, v, mask=mask)
     assert torch.isfinite(output).all() and torch.isfinite(weights).all()
     assert output[:, :, 2].abs().max() == 0 and weights[:, :, 2].abs().max() == 0
-    assert_matches_torch("F.scaled_dot_product_attention", output, F.scaled_dot_product_attention(*qkv, attn_mask=mask), atol=ATOL)
+    assert_matches_torch(
+        "F.scaled_dot_product_attention", output, F.scaled_dot_product_attention(*qkv, attn_mask=mask), atol=ATOL
+    )
     output.sum().backward()
     assert all(torch.isfinite(t.grad).all() for t in (q, k, v))
 

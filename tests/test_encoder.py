@@ -20,7 +20,9 @@ def test_layer_matches_torch(norm_first, assert_matches_torch):
     mask = padding_mask(torch.tensor([10, 7, 3, 1]), max_len=10)
     assert_matches_torch("nn.TransformerEncoderLayer", ours(x)[0], theirs(x))
     key_padding_mask = ~mask[:, 0, 0]
-    assert_matches_torch("nn.TransformerEncoderLayer", ours(x, mask=mask)[0], theirs(x, src_key_padding_mask=key_padding_mask))
+    assert_matches_torch(
+        "nn.TransformerEncoderLayer", ours(x, mask=mask)[0], theirs(x, src_key_padding_mask=key_padding_mask)
+    )
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -30,7 +32,9 @@ def test_layer_matches_torch_in_training_mode_without_dropout(norm_first, assert
     theirs = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True, norm_first=norm_first)
     ours = encoder_layer_from_torch(theirs)
     x = torch.randn(2, 5, 32)
-    assert_matches_torch("nn.TransformerEncoderLayer", ours(x, mask=causal_mask(5))[0], theirs(x, src_mask=~causal_mask(5)))
+    assert_matches_torch(
+        "nn.TransformerEncoderLayer", ours(x, mask=causal_mask(5))[0], theirs(x, src_mask=~causal_mask(5))
+    )
 
 
 def test_parameter_count_of_paper_layer_matches_torch():
@@ -100,7 +104,11 @@ def test_every_parameter_gets_a_gradient(norm_first):
         (lambda: small_encoder()(torch.rand(1, 4)), TypeError, "tokens must be integer ids"),
         (lambda: small_encoder()(torch.tensor([1, 2])), ValueError, r"tokens must have shape \(B, T\)"),
         (lambda: small_encoder()(torch.tensor([[1, 25]])), ValueError, r"token ids must lie in \[0, vocab_size=20\)"),
-        (lambda: small_encoder()(torch.ones(1, 17, dtype=torch.long)), ValueError, "sequence length 17 exceeds max_len=16"),
+        (
+            lambda: small_encoder()(torch.ones(1, 17, dtype=torch.long)),
+            ValueError,
+            "sequence length 17 exceeds max_len=16",
+        ),
         (lambda: small_encoder(positional="rotary"), ValueError, "positional must be"),
     ],
 )

@@ -104,7 +104,11 @@ def test_w_o_mixes_heads():
     ("call", "error", "message"),
     [
         (lambda: MultiHeadAttention(30, 4), ValueError, "d_model=30 must be divisible by num_heads=4"),
-        (lambda: MultiHeadAttention(D, H)(torch.randn(B, T, 16)), ValueError, r"query must have shape \(B, T, d_model=32\)"),
+        (
+            lambda: MultiHeadAttention(D, H)(torch.randn(B, T, 16)),
+            ValueError,
+            r"query must have shape \(B, T, d_model=32\)",
+        ),
         (lambda: MultiHeadAttention(D, H)(torch.randn(T, D)), ValueError, r"got shape \(6, 32\)"),
         (
             lambda: MultiHeadAttention(D, H)(torch.randn(B, T, D), mask=torch.ones(B, T, dtype=torch.bool)),

@@ -51,9 +51,7 @@ class EncoderLayer(nn.Module):
         (torch.Size([2, 5, 16]), torch.Size([2, 4, 5, 5]))
     """
 
-    def __init__(
-        self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1, norm_first: bool = False
-    ) -> None:
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1, norm_first: bool = False) -> None:
         super().__init__()
         self.norm_first = norm_first
         self.attention = MultiHeadAttention(d_model, num_heads, dropout=dropout)

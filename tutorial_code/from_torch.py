@@ -18,7 +18,7 @@ from tutorial_code.multi_head import MultiHeadAttention
 
 # --8<-- [start:multi_head_attention_from_torch]
 def multi_head_attention_from_torch(torch_attention: nn.MultiheadAttention) -> MultiHeadAttention:
-    """Build a [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] with the weights of `torch_attention`.
+    """A [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] holding the weights of `torch_attention`.
 
     `nn.MultiheadAttention` stores W_Q, W_K and W_V stacked in one
     `in_proj_weight` of shape (3 * d_model, d_model), and W_O as `out_proj`.

@@ -143,11 +143,11 @@ class MultiHeadAttention(nn.Module):
     def _check_inputs(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
         for name, x in (("query", query), ("key", key), ("value", value)):
             if x.dim() != 3 or x.size(-1) != self.d_model:
-                raise ValueError(
-                    f"{name} must have shape (B, T, d_model={self.d_model}), got shape {tuple(x.shape)}"
-                )
+                raise ValueError(f"{name} must have shape (B, T, d_model={self.d_model}), got shape {tuple(x.shape)}")
         if key.shape[:2] != value.shape[:2]:
-            raise ValueError(f"key and value must have the same (B, T_k), got {tuple(key.shape)} and {tuple(value.shape)}")
+            raise ValueError(
+                f"key and value must have the same (B, T_k), got {tuple(key.shape)} and {tuple(value.shape)}"
+            )
         if query.size(0) != key.size(0):
             raise ValueError(f"query and key must have the same batch size, got {query.size(0)} and {key.size(0)}")
 

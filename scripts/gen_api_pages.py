@@ -1,0 +1,25 @@
+"""mkdocs-gen-files script: one API reference page per public `tutorial_code` module.
+
+A new module gets its page and its nav entry with no edit to mkdocs.yml.
+Private modules (a leading underscore) and the chapter scripts are left out.
+"""
+
+from pathlib import Path
+
+import mkdocs_gen_files
+
+root = Path(__file__).resolve().parent.parent
+nav = mkdocs_gen_files.Nav()
+
+for path in sorted((root / "tutorial_code").glob("*.py")):
+    module = path.stem
+    if module.startswith("_"):
+        continue
+    page = Path("reference", f"{module}.md")
+    nav[module] = f"{module}.md"
+    with mkdocs_gen_files.open(page, "w") as f:
+        f.write(f"::: tutorial_code.{module}\n")
+    mkdocs_gen_files.set_edit_path(page, path.relative_to(root))
+
+with mkdocs_gen_files.open("reference/SUMMARY.md", "w") as f:
+    f.writelines(nav.build_literate_nav())

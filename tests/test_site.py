@@ -1,0 +1,97 @@
+"""The strict site build, and what the built site must contain."""
+
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC_MODULES = sorted(p.stem for p in (ROOT / "tutorial_code").glob("*.py") if not p.stem.startswith("_"))
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """Build the whole site once, strictly, into a temporary folder."""
+    out = tmp_path_factory.mktemp("site")
+    env = os.environ | {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return out
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("src", "href") and value:
+                self.urls.append((tag, value))
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_public_module_has_an_api_page(site):
+    for module in PUBLIC_MODULES:
+        page = site / "reference" / module / "index.html"
+        assert page.exists(), f"no API page for tutorial_code.{module}"
+        assert f"tutorial_code.{module}" in page.read_text(encoding="utf-8")
+
+
+def test_figures_are_built_and_not_committed(site):
+    from tutorial_code.figures import FIGURES
+
+    committed = subprocess.run(["git", "ls-files", "*.png", "*.svg"], cwd=ROOT, capture_output=True, text=True).stdout
+    assert committed.strip() == ""
+    for name in FIGURES:
+        png = site / "figures" / f"{name}.png"
+        assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_figure_is_used_with_alt_text(site):
+    from tutorial_code.figures import FIGURES
+
+    html = "".join(p.read_text(encoding="utf-8") for p in html_pages(site))
+    for name in FIGURES:
+        match = re.search(rf'<img[^>]*src="[^"]*figures/{name}\.png"[^>]*>', html)
+        assert match, f"figure {name} is not shown on any page"
+        assert re.search(r'alt="[^"]{20,}"', match.group(0)), f"figure {name} needs a descriptive alt text"
+
+
+def test_no_page_loads_anything_from_another_host(site):
+    for page in html_pages(site):
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for tag, url in parser.urls:
+            if tag in ("script", "img", "link", "iframe", "source", "video", "audio"):
+                assert not re.match(r"^(https?:)?//", url), f"{page.relative_to(site)} loads {url}"
+    for css in site.rglob("*.css"):
+        for url in re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8")):
+            assert not re.match(r"""^['"]?(https?:)?//""", url), f"{css.relative_to(site)} loads {url}"
+
+
+def test_math_is_left_for_the_local_katex(site):
+    page = (site / "scaled_dot_product_attention" / "index.html").read_text(encoding="utf-8")
+    assert 'class="arithmatex"' in page
+    assert (site / "assets" / "katex" / "katex.min.js").exists()
+
+
+def test_outputs_were_produced_by_the_build(site):
+    page = (site / "multi_head_attention" / "index.html").read_text(encoding="utf-8")
+    assert "3,152,384" in page  # printed by the parameter_count section, not typed in the page
+    assert "--8&lt;--" not in page and "--8<--" not in page
+    assert "Traceback" not in page

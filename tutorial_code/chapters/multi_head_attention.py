@@ -1,0 +1,93 @@
+"""Chapter: multi-head attention and W_O. Run: python -m tutorial_code.chapters.multi_head_attention"""
+
+# --8<-- [start:setup]
+import torch
+from torch import nn
+
+from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.encoder import EncoderLayer
+from tutorial_code.from_torch import encoder_layer_from_torch, multi_head_attention_from_torch
+from tutorial_code.masks import padding_mask, to_torch_multihead_mask
+from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention, combine_heads, split_heads
+from tutorial_code.sum_task import trained_sum_model
+
+torch.set_printoptions(precision=2, sci_mode=False)
+# --8<-- [end:setup]
+
+# --8<-- [start:shapes]
+torch.manual_seed(0)
+B, T, d_model, num_heads = 2, 5, 16, 4
+attention = MultiHeadAttention(d_model, num_heads)
+x = torch.randn(B, T, d_model)
+print("x                ", tuple(x.shape), "  (B, T, d_model)")
+Q = split_heads(attention.W_Q(x), num_heads)
+K = split_heads(attention.W_K(x), num_heads)
+V = split_heads(attention.W_V(x), num_heads)
+print("Q, K, V per head ", tuple(Q.shape), "(B, h, T, d_k)")
+heads, weights = scaled_dot_product_attention(Q, K, V)
+print("weights          ", tuple(weights.shape), "(B, h, T, T)")
+print("heads            ", tuple(heads.shape), "(B, h, T, d_k)")
+concat = combine_heads(heads)
+print("concatenated     ", tuple(concat.shape), "  (B, T, h * d_k)")
+output = attention.W_O(concat)
+print("after W_O        ", tuple(output.shape), "  (B, T, d_model)")
+print("same as the module:", torch.allclose(output, attention(x)[0]))
+# --8<-- [end:shapes]
+
+# --8<-- [start:w_o_blocks]
+result = trained_sum_model(seed=0, steps=500)  # the sum-task model, trained once per build
+W_O = result.model.layers[0].attention.W_O.weight  # (d_model, h * d_k)
+h = result.model.layers[0].attention.num_heads
+d_model = W_O.size(0)
+# How strongly output feature i reads head j: the size of W_O's block (i, head j's d_k columns).
+reads = W_O.detach().view(d_model, h, d_model // h).norm(dim=-1)  # (d_model, h)
+share = reads / reads.sum(dim=-1, keepdim=True)
+print("share of each head in output features 0-5 of the trained model's first layer:")
+print(share[:6])
+print(
+    "output features that read every head with at least 10% share:",
+    int((share > 0.10).all(dim=-1).sum()),
+    "of",
+    d_model,
+)
+# --8<-- [end:w_o_blocks]
+
+# --8<-- [start:efficient]
+torch.manual_seed(0)
+naive = MultiHeadAttention(d_model=64, num_heads=8).eval()
+efficient = EfficientMultiHeadAttention(d_model=64, num_heads=8).eval()
+efficient.load_state_dict(naive.state_dict())  # same W_Q, W_K, W_V, W_O
+x = torch.randn(4, 32, 64)
+mask = padding_mask(torch.tensor([32, 20, 7, 1]), max_len=32)
+difference = (naive(x, mask=mask)[0] - efficient(x, mask=mask)[0]).abs().max()
+print(f"largest difference between the two: {difference:.1e}")
+# --8<-- [end:efficient]
+
+# --8<-- [start:check_torch]
+torch.manual_seed(0)
+theirs = nn.MultiheadAttention(embed_dim=64, num_heads=8, batch_first=True).eval()
+ours = multi_head_attention_from_torch(theirs)
+x = torch.randn(4, 32, 64)
+mask = padding_mask(torch.tensor([32, 20, 7, 1]), max_len=32)  # (B, 1, 1, T), True = attend
+key_padding_mask = to_torch_multihead_mask(mask[:, 0, 0])  # (B, T), True = blocked
+their_output, their_weights = theirs(x, x, x, key_padding_mask=key_padding_mask, average_attn_weights=False)
+our_output, our_weights = ours(x, mask=mask)
+print(
+    f"nn.MultiheadAttention:      output differs by {(our_output - their_output).abs().max():.1e}, "
+    f"weights by {(our_weights - their_weights).abs().max():.1e}"
+)
+
+layer = nn.TransformerEncoderLayer(64, 8, dim_feedforward=128, dropout=0.0, batch_first=True).eval()
+our_layer = encoder_layer_from_torch(layer)
+difference = (our_layer(x, mask=mask)[0] - layer(x, src_key_padding_mask=key_padding_mask)).abs().max()
+print(f"nn.TransformerEncoderLayer: output differs by {difference:.1e}")
+# --8<-- [end:check_torch]
+
+# --8<-- [start:parameter_count]
+ours = EncoderLayer(d_model=512, num_heads=8, d_ff=2048)
+theirs = nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048)
+print(
+    f"parameters of one paper-sized layer: ours {sum(p.numel() for p in ours.parameters()):,}, "
+    f"PyTorch's {sum(p.numel() for p in theirs.parameters()):,}"
+)
+# --8<-- [end:parameter_count]

@@ -1,0 +1,83 @@
+"""Chapter: scaled dot-product attention. Run: python -m tutorial_code.chapters.scaled_dot_product_attention"""
+
+# --8<-- [start:setup]
+import math
+
+import torch
+import torch.nn.functional as F
+
+from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.masks import causal_mask
+
+torch.set_printoptions(precision=3, sci_mode=False)
+# --8<-- [end:setup]
+
+# --8<-- [start:tiny_example]
+# Three tokens, each a 4-number vector. Token 0 and token 2 point the same way.
+x = torch.tensor(
+    [
+        [1.0, 0.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [1.0, 0.0, 0.9, 0.1],
+    ]
+).unsqueeze(0)  # (B=1, T=3, d_k=4)
+
+output, weights = scaled_dot_product_attention(query=x, key=x, value=x)
+print("weights (row t: how much query t takes from each token):")
+print(weights[0])
+print("each row sums to", weights[0].sum(dim=-1))
+print("output row 0 = weighted sum of value rows:")
+print(output[0, 0], "==", weights[0, 0] @ x[0])
+# --8<-- [end:tiny_example]
+
+# --8<-- [start:spread]
+torch.manual_seed(0)
+print(f"{'d_k':>5} {'std of q.k':>11} {'sqrt(d_k)':>10} {'std of q.k/sqrt(d_k)':>21}")
+for d_k in (16, 64, 256):
+    q = torch.randn(10_000, d_k)  # 10,000 query-key pairs with unit-variance entries
+    k = torch.randn(10_000, d_k)
+    scores = (q * k).sum(dim=-1)  # one dot product per pair
+    print(f"{d_k:>5} {scores.std():>11.2f} {math.sqrt(d_k):>10.2f} {(scores / math.sqrt(d_k)).std():>21.2f}")
+# --8<-- [end:spread]
+
+# --8<-- [start:peak]
+torch.manual_seed(0)
+d_k, num_keys = 64, 16
+q = torch.randn(1_000, 1, d_k)  # 1,000 queries, each against its own 16 keys
+k = torch.randn(1_000, num_keys, d_k)
+raw_scores = (q @ k.transpose(-2, -1)).squeeze(1)  # (1000, 16)
+for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt(d_k))):
+    p = torch.softmax(scores, dim=-1)
+    # Jacobian of softmax: diag(p) - p p^T. It vanishes when p is one-hot.
+    jacobian = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    top_weight = p.max(dim=-1).values.mean()
+    gradient_size = jacobian.norm(dim=(-2, -1)).mean()
+    print(f"{name:>8}: top weight {top_weight:.2f} (uniform: {1 / num_keys:.3f}), softmax gradient {gradient_size:.3f}")
+# --8<-- [end:peak]
+
+# --8<-- [start:single_score]
+torch.manual_seed(0)
+q = torch.randn(1, 1, 64)
+k = torch.randn(1, 1, 64)
+score = q @ k.transpose(-2, -1)  # shape (1, 1, 1): a single number
+print("one score:", score.flatten())
+print("its std:", score.std())  # std of a single number: 0 / 0
+# --8<-- [end:single_score]
+
+# --8<-- [start:causal]
+output, weights = scaled_dot_product_attention(x, x, x, mask=causal_mask(3))
+print(weights[0])
+# --8<-- [end:causal]
+
+# --8<-- [start:check_torch]
+torch.manual_seed(0)
+query, key, value = torch.randn(3, 2, 8, 10, 16)  # (B=2, h=8, T=10, d_k=16) each
+for name, kwargs in (
+    ("no mask", {}),
+    ("boolean causal mask", {"mask": causal_mask(10)}),
+    ("float mask", {"mask": torch.randn(10, 10)}),
+):
+    ours, _ = scaled_dot_product_attention(query, key, value, **kwargs)
+    theirs = F.scaled_dot_product_attention(query, key, value, attn_mask=kwargs.get("mask"))
+    print(f"{name:>20}: largest difference {(ours - theirs).abs().max():.1e}")
+# --8<-- [end:check_torch]
