@@ -160,5 +160,6 @@ def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
     if broadcast != scores_shape:
         raise ValueError(
             f"mask of shape {tuple(mask.shape)} cannot broadcast to the attention scores of shape "
-            f"{tuple(scores_shape)}; a padding mask should be (B, 1, 1, T), a causal mask (T, T)"
+            f"{tuple(scores_shape)}; a padding mask should be (B, 1, 1, T) with a heads axis or (B, 1, T) "
+            f"without one, a causal mask (T, T)"
         )

@@ -19,7 +19,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from tutorial_code.positional import sinusoidal_table  # noqa: E402
+from tutorial_code.residual import gradient_norm_per_layer  # noqa: E402
 from tutorial_code.sum_task import trained_sum_model  # noqa: E402
+from tutorial_code.tasks import argmax_batch, train_argmax  # noqa: E402
+from tutorial_code.why_attention import gradient_reach  # noqa: E402
 
 TEST_SEQUENCE = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
 
@@ -47,25 +51,122 @@ def sum_model_heads() -> Figure:
     """Per-head attention weights of the trained sum model (first layer) for the test sequence."""
     model = trained_sum_model().model.eval()
     with torch.no_grad():
-        _, weights = model(torch.tensor([TEST_SEQUENCE]))
-    first_layer = weights[0][0]  # (h, T, T)
+        first_layer = model(torch.tensor([TEST_SEQUENCE]))[1][0][0]  # (h, T, T)
     labels = [str(int(v)) for v in TEST_SEQUENCE]
-    num_heads = first_layer.size(0)
-    fig, axes = plt.subplots(1, num_heads, figsize=(2.6 * num_heads, 2.9))
-    for head, ax in enumerate(axes):
-        image = ax.imshow(first_layer[head].numpy(), cmap="viridis", vmin=0, vmax=float(first_layer.max()))
-        ax.set_title(f"head {head}", fontsize=10)
+    return _heatmaps(
+        list(first_layer), [f"head {h}" for h in range(len(first_layer))], labels, "key (digit)", "query (digit)"
+    )
+
+
+def _heatmaps(matrices: list[torch.Tensor], titles: list[str], labels: list[str], xlabel: str, ylabel: str) -> Figure:
+    """One heatmap per matrix, side by side, sharing one colour scale from 0 to the largest weight."""
+    fig, axes = plt.subplots(1, len(matrices), figsize=(2.4 * len(matrices) + 1.2, 2.9), layout="constrained")
+    top = max(float(m.max()) for m in matrices)
+    for ax, matrix, title in zip(axes, matrices, titles, strict=True):
+        image = ax.imshow(matrix.numpy(), cmap="viridis", vmin=0, vmax=top)
+        ax.set_title(title, fontsize=10)
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
         ax.set_yticks(range(len(labels)), labels, fontsize=8)
-        ax.set_xlabel("key (digit)", fontsize=8)
-    axes[0].set_ylabel("query (digit)", fontsize=8)
-    fig.colorbar(image, ax=axes, shrink=0.8, label="weight")
+        ax.set_xlabel(xlabel, fontsize=8)
+    axes[0].set_ylabel(ylabel, fontsize=8)
+    fig.colorbar(image, ax=list(axes), shrink=0.8, label="weight")
+    return fig
+
+
+def gradient_reach_figure() -> Figure:
+    """How much of the last output's gradient reaches each input: RNN against self-attention."""
+    recurrent, attention = gradient_reach(seq_len=64, d_model=32)
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    positions = range(len(recurrent))
+    ax.semilogy(positions, [max(v, 1e-30) for v in recurrent], label="RNN (nn.RNN, tanh)", color="#c62828")
+    ax.semilogy(positions, attention, label="self-attention", color="#3f51b5")
+    ax.set_xlabel("input position t (the output read is at position 63)")
+    ax.set_ylabel("gradient norm (log scale)")
+    ax.legend(fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def sinusoidal_table_figure() -> Figure:
+    """The sinusoidal position table: one row per position, one column per feature."""
+    table = sinusoidal_table(max_len=64, d_model=64)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    image = ax.imshow(table.numpy(), cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
+    ax.set_xlabel("feature (even: sine, odd: cosine; frequency falls to the right)")
+    ax.set_ylabel("position")
+    fig.colorbar(image, ax=ax, label="value")
+    fig.tight_layout()
+    return fig
+
+
+def dynamic_weights() -> Figure:
+    """The same trained head on two inputs: all nines, and 0 1 2 ... 7."""
+    model = trained_sum_model().model.eval()
+    inputs = ([9.0] * 8, [float(v) for v in range(8)])
+    with torch.no_grad():
+        heads = [model(torch.tensor([numbers]))[1][0][0, 0] for numbers in inputs]  # layer 0, head 0
+    return _heatmaps(
+        heads,
+        ["input 9 9 9 9 9 9 9 9", "input 0 1 2 3 4 5 6 7"],
+        [str(i) for i in range(8)],
+        "key position",
+        "query position",
+    )
+
+
+def loss_curve() -> Figure:
+    """Training loss of the sum task, step by step, post-norm and pre-norm with the same seed."""
+    post = trained_sum_model(seed=0).losses
+    pre = trained_sum_model(seed=0, norm_first=True).losses
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.semilogy(post, label="post-norm (the paper)", color="#3f51b5", linewidth=1)
+    ax.semilogy(pre, label="pre-norm", color="#ef6c00", linewidth=1, alpha=0.8)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("MSE loss (log scale)")
+    ax.legend(fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def argmax_heads() -> Figure:
+    """First-layer heads of the model that finds the largest digit, on one held-out sequence."""
+    model = train_argmax().model.eval()
+    numbers, _ = argmax_batch(1, 8, torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        first_layer = model(numbers)[1][0][0]  # (h, T, T)
+    labels = [str(int(v)) for v in numbers[0]]
+    return _heatmaps(
+        list(first_layer), [f"head {h}" for h in range(len(first_layer))], labels, "key (digit)", "query (digit)"
+    )
+
+
+def residual_gradients() -> Figure:
+    """Gradient norm per layer in a 32-layer stack, with and without residuals and LayerNorm."""
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    styles = {(True, True): "#3f51b5", (True, False): "#2e7d32", (False, True): "#ef6c00", (False, False): "#c62828"}
+    for (residual, norm), color in styles.items():
+        norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
+        label = f"residual {'on' if residual else 'off'}, LayerNorm {'on' if norm else 'off'}"
+        ax.semilogy(norms, label=label, color=color)
+    ax.set_xlabel("layer (0 = closest to the input)")
+    ax.set_ylabel("gradient norm (log scale)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
     return fig
 
 
 FIGURES: dict[str, Callable[[], Figure]] = {
     "softmax_scaling": softmax_scaling,
     "sum_model_heads": sum_model_heads,
+    "gradient_reach": gradient_reach_figure,
+    "sinusoidal_table": sinusoidal_table_figure,
+    "dynamic_weights": dynamic_weights,
+    "loss_curve": loss_curve,
+    "argmax_heads": argmax_heads,
+    "residual_gradients": residual_gradients,
 }
 """Figure name -> function that draws it. Pages link `figures/<name>.png`."""
 

@@ -12,13 +12,14 @@ vector, h = `num_heads`.
 # --8<-- [start:imports]
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
 from tutorial_code.encoder import EncoderLayer
-from tutorial_code.positional import LearnedPositionalEncoding
+from tutorial_code.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
 # --8<-- [end:imports]
 
@@ -56,6 +57,9 @@ def make_batch(
 class SumModel(nn.Module):
     """Numbers in, one number out: projection, learned positions, encoder layers, mean, head.
 
+    The same architecture serves the other digit tasks of the tutorial
+    ([`tutorial_code.tasks`][tutorial_code.tasks]) through `num_outputs` and `positional`.
+
     Args:
         d_model: Width of the token vectors. Defaults to 32.
         num_heads: Number of attention heads h. Defaults to 4.
@@ -64,14 +68,17 @@ class SumModel(nn.Module):
         max_len: Longest sequence accepted. Defaults to 16.
         dropout: Dropout probability. Defaults to 0.1.
         norm_first: Pre-norm layers (and a final LayerNorm) if True. Defaults to False.
+        num_outputs: Width of the head's output. Defaults to 1 (one number per sequence).
+        positional: `"learned"`, `"sinusoidal"` or `"none"`. Defaults to `"learned"`.
 
     Raises:
-        ValueError: In `forward`, if `numbers` is not 2-D or longer than `max_len`.
+        ValueError: If `positional` is unknown; in `forward`, if `numbers` is not 2-D
+            or longer than `max_len`.
         TypeError: In `forward`, if `numbers` is not a floating-point tensor.
 
     Shape:
         - numbers: (B, T), floats
-        - output: (B,), the predicted sum / TARGET_SCALE
+        - output: (B,), the predicted sum / TARGET_SCALE; (B, num_outputs) if num_outputs > 1
         - weights: a list of `num_layers` tensors of shape (B, h, T, T)
 
     Examples:
@@ -89,15 +96,20 @@ class SumModel(nn.Module):
         max_len: int = 16,
         dropout: float = 0.1,
         norm_first: bool = False,
+        num_outputs: int = 1,
+        positional: str = "learned",
     ) -> None:
         super().__init__()
+        encodings = {"learned": LearnedPositionalEncoding, "sinusoidal": SinusoidalPositionalEncoding}
+        if positional not in (*encodings, "none"):
+            raise ValueError(f"positional must be 'learned', 'sinusoidal' or 'none', got {positional!r}")
         self.input_projection = nn.Linear(1, d_model)  # one number -> one token vector
-        self.positions = LearnedPositionalEncoding(d_model, max_len)
+        self.positions = encodings[positional](d_model, max_len) if positional != "none" else nn.Identity()
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
         )
         self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
-        self.head = nn.Linear(d_model, 1)
+        self.head = nn.Linear(d_model, num_outputs)
 
     def forward(
         self, numbers: torch.Tensor, mask: torch.Tensor | None = None
@@ -113,7 +125,8 @@ class SumModel(nn.Module):
             x, weights = layer(x, mask=mask)
             all_weights.append(weights)
         pooled = self.final_norm(x).mean(dim=1)  # (B, d_model): average over positions
-        return self.head(pooled).squeeze(-1), all_weights  # (B,)
+        output = self.head(pooled)  # (B, num_outputs)
+        return (output.squeeze(-1) if output.size(-1) == 1 else output), all_weights
 
 
 # --8<-- [end:sum_model]
@@ -127,7 +140,7 @@ class TrainResult:
     Attributes:
         model: The trained model, left in eval mode.
         losses: Training loss at every step.
-        eval_loss: MSE on a fixed held-out batch of 1024 sequences, in eval mode.
+        eval_loss: Loss on a fixed held-out batch of 1024 sequences, in eval mode.
         seconds: Wall-clock training time.
     """
 
@@ -137,6 +150,9 @@ class TrainResult:
     seconds: float
 
 
+Batches = Callable[[int, int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
+
+
 def train_sum_model(
     steps: int = 500,
     seed: int = 0,
@@ -144,18 +160,27 @@ def train_sum_model(
     seq_len: int = 8,
     lr: float = 1e-3,
     norm_first: bool = False,
+    model: SumModel | None = None,
+    batches: Batches = make_batch,
+    loss_fn: nn.Module | None = None,
 ) -> TrainResult:
-    """Train a [`SumModel`][tutorial_code.sum_task.SumModel] with Adam and MSE.
+    """Train a [`SumModel`][tutorial_code.sum_task.SumModel] with Adam, one fresh batch per step.
 
     Deterministic on a CPU for a given `seed`: the same seed gives the same losses.
+    By default it trains the sum task with an MSE loss; other digit tasks pass
+    their own `model`, `batches` and `loss_fn` (see [`tutorial_code.tasks`][tutorial_code.tasks]).
 
     Args:
-        steps: Optimizer steps, one fresh batch each. Defaults to 500.
+        steps: Optimizer steps. Defaults to 500.
         seed: Seeds the initial weights, the dropout and the data. Defaults to 0.
         batch_size: Sequences per step. Defaults to 64.
         seq_len: Digits per sequence. Defaults to 8.
         lr: Adam learning rate. Defaults to 1e-3.
-        norm_first: Train the pre-norm variant. Defaults to False (post-norm).
+        norm_first: Build the pre-norm variant (when `model` is None). Defaults to False.
+        model: A model to train instead of a new post-norm `SumModel`. Defaults to None.
+        batches: Makes `(inputs, targets)` from `(batch_size, seq_len, generator)`.
+            Defaults to [`make_batch`][tutorial_code.sum_task.make_batch].
+        loss_fn: The loss. Defaults to `nn.MSELoss()`.
 
     Returns:
         A [`TrainResult`][tutorial_code.sum_task.TrainResult].
@@ -172,39 +197,43 @@ def train_sum_model(
         raise ValueError(f"steps and batch_size must be >= 1, got steps={steps}, batch_size={batch_size}")
     torch.manual_seed(seed)  # initial weights and dropout
     data = torch.Generator().manual_seed(seed)  # training batches
-    model = SumModel(max_len=max(16, seq_len), norm_first=norm_first)
+    model = SumModel(max_len=max(16, seq_len), norm_first=norm_first) if model is None else model
+    loss_fn = nn.MSELoss() if loss_fn is None else loss_fn
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    loss_fn = nn.MSELoss()
     losses = []
     start = time.perf_counter()
     model.train()
     for _ in range(steps):
-        numbers, targets = make_batch(batch_size, seq_len, data)
-        prediction, _ = model(numbers)
+        inputs, targets = batches(batch_size, seq_len, data)
+        prediction, _ = model(inputs)
         loss = loss_fn(prediction, targets)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
     seconds = time.perf_counter() - start
-    return TrainResult(model.eval(), losses, evaluate(model, seq_len), seconds)
+    return TrainResult(model.eval(), losses, evaluate(model, seq_len, batches, loss_fn), seconds)
 
 
-def evaluate(model: SumModel, seq_len: int = 8) -> float:
-    """MSE of `model` in eval mode on a fixed batch of 1024 sequences (seed 1234).
+def evaluate(
+    model: SumModel, seq_len: int = 8, batches: Batches = make_batch, loss_fn: nn.Module | None = None
+) -> float:
+    """Loss of `model` in eval mode on a fixed batch of 1024 sequences (seed 1234).
 
     Args:
         model: The model to evaluate; it is switched to eval mode.
         seq_len: Digits per sequence. Defaults to 8.
+        batches: Makes `(inputs, targets)`. Defaults to `make_batch` (the sum task).
+        loss_fn: The loss. Defaults to `nn.MSELoss()`.
 
     Returns:
-        The mean squared error, in units of (sum / TARGET_SCALE)^2.
+        The loss on the held-out batch.
     """
-    numbers, targets = make_batch(1024, seq_len, torch.Generator().manual_seed(1234))
+    inputs, targets = batches(1024, seq_len, torch.Generator().manual_seed(1234))
     model.eval()  # dropout off: predictions are deterministic
     with torch.no_grad():
-        prediction, _ = model(numbers)
-    return nn.functional.mse_loss(prediction, targets).item()
+        prediction, _ = model(inputs)
+    return (nn.MSELoss() if loss_fn is None else loss_fn)(prediction, targets).item()
 
 
 # --8<-- [end:train]

@@ -5,11 +5,9 @@ import torch
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
-from tutorial_code.encoder import EncoderLayer
-from tutorial_code.from_torch import encoder_layer_from_torch, multi_head_attention_from_torch
-from tutorial_code.masks import padding_mask, to_torch_multihead_mask
+from tutorial_code.masks import padding_mask
 from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention, combine_heads, split_heads
-from tutorial_code.sum_task import trained_sum_model
+from tutorial_code.sum_task import SumModel, train_sum_model, trained_sum_model
 
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
@@ -52,6 +50,19 @@ print(
 )
 # --8<-- [end:w_o_blocks]
 
+
+# --8<-- [start:concat_only]
+with_w_o = trained_sum_model(seed=0, steps=500)
+torch.manual_seed(0)
+model = SumModel()
+for layer in model.layers:
+    layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing, no parameters
+without_w_o = train_sum_model(seed=0, steps=500, model=model)
+for name, result in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
+    parameters = sum(p.numel() for p in result.model.parameters())
+    print(f"{name:>24}: {parameters:,} parameters, held-out MSE {result.eval_loss:.4f}")
+# --8<-- [end:concat_only]
+
 # --8<-- [start:efficient]
 torch.manual_seed(0)
 naive = MultiHeadAttention(d_model=64, num_heads=8).eval()
@@ -62,32 +73,3 @@ mask = padding_mask(torch.tensor([32, 20, 7, 1]), max_len=32)
 difference = (naive(x, mask=mask)[0] - efficient(x, mask=mask)[0]).abs().max()
 print(f"largest difference between the two: {difference:.1e}")
 # --8<-- [end:efficient]
-
-# --8<-- [start:check_torch]
-torch.manual_seed(0)
-theirs = nn.MultiheadAttention(embed_dim=64, num_heads=8, batch_first=True).eval()
-ours = multi_head_attention_from_torch(theirs)
-x = torch.randn(4, 32, 64)
-mask = padding_mask(torch.tensor([32, 20, 7, 1]), max_len=32)  # (B, 1, 1, T), True = attend
-key_padding_mask = to_torch_multihead_mask(mask[:, 0, 0])  # (B, T), True = blocked
-their_output, their_weights = theirs(x, x, x, key_padding_mask=key_padding_mask, average_attn_weights=False)
-our_output, our_weights = ours(x, mask=mask)
-print(
-    f"nn.MultiheadAttention:      output differs by {(our_output - their_output).abs().max():.1e}, "
-    f"weights by {(our_weights - their_weights).abs().max():.1e}"
-)
-
-layer = nn.TransformerEncoderLayer(64, 8, dim_feedforward=128, dropout=0.0, batch_first=True).eval()
-our_layer = encoder_layer_from_torch(layer)
-difference = (our_layer(x, mask=mask)[0] - layer(x, src_key_padding_mask=key_padding_mask)).abs().max()
-print(f"nn.TransformerEncoderLayer: output differs by {difference:.1e}")
-# --8<-- [end:check_torch]
-
-# --8<-- [start:parameter_count]
-ours = EncoderLayer(d_model=512, num_heads=8, d_ff=2048)
-theirs = nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048)
-print(
-    f"parameters of one paper-sized layer: ours {sum(p.numel() for p in ours.parameters()):,}, "
-    f"PyTorch's {sum(p.numel() for p in theirs.parameters()):,}"
-)
-# --8<-- [end:parameter_count]

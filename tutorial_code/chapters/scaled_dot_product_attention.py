@@ -6,7 +6,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.attention import SelfAttention, scaled_dot_product_attention
 from tutorial_code.masks import causal_mask
 
 torch.set_printoptions(precision=3, sci_mode=False)
@@ -29,6 +29,14 @@ print("each row sums to", weights[0].sum(dim=-1))
 print("output row 0 = weighted sum of value rows:")
 print(output[0, 0], "==", weights[0, 0] @ x[0])
 # --8<-- [end:tiny_example]
+
+# --8<-- [start:qkv]
+torch.manual_seed(0)
+attention = SelfAttention(d_model=4, d_k=4)  # W_Q, W_K, W_V: three learned 4x4 matrices
+output, weights = attention(x)
+print("weights with learned projections (before any training):")
+print(weights[0].detach())
+# --8<-- [end:qkv]
 
 # --8<-- [start:spread]
 torch.manual_seed(0)

@@ -1,0 +1,46 @@
+"""Chapter: FFN, residuals and LayerNorm. Run: python -m tutorial_code.chapters.feed_forward_and_norm"""
+
+# --8<-- [start:setup]
+import torch
+from torch import nn
+
+from tutorial_code.feed_forward import FeedForward
+from tutorial_code.residual import gradient_norm_per_layer
+from tutorial_code.sum_task import trained_sum_model
+
+# --8<-- [end:setup]
+
+# --8<-- [start:ffn_std]
+stds = []
+for seed in range(5):
+    torch.manual_seed(seed)
+    ffn = FeedForward(d_model=512, d_ff=2048)  # PyTorch's default initialization
+    stds.append(ffn(torch.randn(2, 10, 512)).std().item())
+print("std of the FFN output for unit-variance input, seeds 0-4:", ", ".join(f"{s:.3f}" for s in stds))
+# --8<-- [end:ffn_std]
+
+# --8<-- [start:deep_stack]
+print(f"{'residual':>8} {'LayerNorm':>9} {'grad, layer 0':>14} {'grad, layer 31':>15}")
+for residual in (True, False):
+    for norm in (True, False):
+        norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
+        print(f"{residual!s:>8} {norm!s:>9} {norms[0]:>14.1e} {norms[-1]:>15.1e}")
+# --8<-- [end:deep_stack]
+
+# --8<-- [start:layer_norm_gradient]
+torch.manual_seed(0)
+x = torch.randn(2, 10, 64, requires_grad=True)
+x.sum().backward()
+print(f"gradient norm of x.sum():            {x.grad.norm():.4f}  (sqrt(2*10*64) = {(2 * 10 * 64) ** 0.5:.4f})")
+x.grad = None
+nn.LayerNorm(64)(x).sum().backward()
+print(f"gradient norm of LayerNorm(x).sum(): {x.grad.norm():.1e}")
+# --8<-- [end:layer_norm_gradient]
+
+# --8<-- [start:post_vs_pre]
+print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}")
+for seed in (0, 1, 2):
+    post = trained_sum_model(seed=seed)  # train_sum_model(seed=seed), cached for the figures
+    pre = trained_sum_model(seed=seed, norm_first=True)
+    print(f"{seed:>4} {post.eval_loss:>14.4f} {pre.eval_loss:>13.4f}")
+# --8<-- [end:post_vs_pre]

@@ -1,0 +1,39 @@
+"""Chapter: positional encoding. Run: python -m tutorial_code.chapters.positional_encoding"""
+
+# --8<-- [start:setup]
+import torch
+
+from tutorial_code.multi_head import MultiHeadAttention
+from tutorial_code.positional import sinusoidal_table
+from tutorial_code.tasks import train_first_minus_last
+
+torch.set_printoptions(precision=3, sci_mode=False)
+# --8<-- [end:setup]
+
+# --8<-- [start:order_blind]
+torch.manual_seed(0)
+attention = MultiHeadAttention(d_model=16, num_heads=4).eval()
+x = torch.randn(1, 5, 16)  # five token vectors, no positions added
+reverse = torch.tensor([4, 3, 2, 1, 0])
+output, _ = attention(x)
+output_of_reversed, _ = attention(x[:, reverse])
+# Reversing the input only reverses the output: each token's result is the same.
+print("outputs equal up to the reordering:", torch.allclose(output_of_reversed, output[:, reverse], atol=1e-6))
+# --8<-- [end:order_blind]
+
+# --8<-- [start:table]
+table = sinusoidal_table(max_len=50, d_model=16)
+print("positions 0-2, features 0-5:")
+print(table[:3, :6])
+similarity = table @ table.T  # dot products between position vectors
+print("dot product of position 10 with positions 8..12:", similarity[10, 8:13])
+# --8<-- [end:table]
+
+# --8<-- [start:compare]
+print(f"{'positions':>10} {'held-out MSE':>13}")
+for positional in ("none", "sinusoidal", "learned"):
+    result = train_first_minus_last(positional, steps=600, seed=0)
+    print(f"{positional:>10} {result.eval_loss:>13.3f}")
+numbers = torch.randint(0, 10, (100_000, 8)).float()
+print(f"variance of the target (the MSE of always answering its mean): {(numbers[:, 0] - numbers[:, -1]).var():.1f}")
+# --8<-- [end:compare]

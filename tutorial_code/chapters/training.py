@@ -1,0 +1,42 @@
+"""Chapter: the complete model, trained. Run: python -m tutorial_code.chapters.training"""
+
+# --8<-- [start:setup]
+import torch
+
+from tutorial_code.sum_task import predict_sum, trained_sum_model
+from tutorial_code.tasks import accuracy, argmax_batch, train_argmax
+
+torch.set_printoptions(precision=2, sci_mode=False)
+# --8<-- [end:setup]
+
+# --8<-- [start:sum_task]
+result = trained_sum_model(seed=0, steps=500)  # train_sum_model(steps=500, seed=0), cached
+for step in (0, 100, 200, 300, 400, 499):
+    print(f"step {step:>3}: training loss {result.losses[step]:.4f}")
+print(f"held-out loss in eval mode: {result.eval_loss:.4f}  (training took {result.seconds:.1f} s)")
+print(f"parameters: {sum(p.numel() for p in result.model.parameters()):,}")
+# --8<-- [end:sum_task]
+
+# --8<-- [start:predict]
+numbers = [3, 1, 4, 1, 5, 9, 2, 6]
+print(f"eval mode:  {predict_sum(result.model, numbers):.2f} (true sum {sum(numbers)})")
+result.model.train()  # dropout on: every call drops different features
+torch.manual_seed(0)
+with torch.no_grad():
+    noisy = [result.model(torch.tensor([numbers], dtype=torch.float32))[0].item() * 10 for _ in range(5)]
+result.model.eval()
+print("train mode:", ", ".join(f"{p:.2f}" for p in noisy))
+# --8<-- [end:predict]
+
+# --8<-- [start:argmax]
+argmax_result = train_argmax(steps=800, seed=0)  # cached: the figure below reuses it
+print(f"held-out cross-entropy {argmax_result.eval_loss:.3f}, accuracy {accuracy(argmax_result.model):.1%}")
+numbers, targets = argmax_batch(256, 8, torch.Generator().manual_seed(7))
+with torch.no_grad():
+    _, weights = argmax_result.model(numbers)  # list of (B, h, T, T), one per layer
+rows = torch.arange(len(targets))
+for layer, layer_weights in enumerate(weights):
+    # weight that each query gives to the key holding the largest digit, averaged over queries and sequences
+    on_largest = layer_weights[rows, :, :, targets].mean(dim=(0, 2))  # (h,)
+    print(f"layer {layer}, weight on the largest digit per head:", on_largest)
+# --8<-- [end:argmax]

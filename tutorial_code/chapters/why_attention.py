@@ -1,0 +1,25 @@
+"""Chapter: why attention. Run: python -m tutorial_code.chapters.why_attention"""
+
+# --8<-- [start:setup]
+import os
+
+import torch
+
+from tutorial_code.why_attention import gradient_reach, time_layers
+
+# --8<-- [end:setup]
+
+# --8<-- [start:timing]
+print(f"CPU threads used by PyTorch: {torch.get_num_threads()} (of {os.cpu_count()} cores)")
+print(f"{'T':>5} {'RNN (ms)':>9} {'attention (ms)':>15} {'attention / RNN':>16}")
+for row in time_layers(seq_lens=(64, 128, 256, 512, 1024), d_model=64, batch_size=8):
+    ratio = row.attention_ms / row.recurrent_ms
+    print(f"{row.seq_len:>5} {row.recurrent_ms:>9.1f} {row.attention_ms:>15.1f} {ratio:>16.1f}")
+# --8<-- [end:timing]
+
+# --8<-- [start:gradient_reach]
+recurrent, attention = gradient_reach(seq_len=64, d_model=32)
+print(f"{'input position':>15} {'RNN gradient':>13} {'attention gradient':>19}")
+for t in (0, 16, 32, 48, 56, 62, 63):
+    print(f"{t:>15} {recurrent[t]:>13.1e} {attention[t]:>19.1e}")
+# --8<-- [end:gradient_reach]

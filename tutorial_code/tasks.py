@@ -1,0 +1,131 @@
+"""Two more digit tasks, for the experiments that the sum task cannot show.
+
+Adding up digits ignores their order, so it cannot show what positional encodings
+do, and a uniform average solves it, so it never needs sharp attention. These
+tasks need both. They train the same [`SumModel`][tutorial_code.sum_task.SumModel]
+architecture with [`train_sum_model`][tutorial_code.sum_task.train_sum_model].
+
+Shape letters: B = batch size, T = sequence length.
+"""
+
+# --8<-- [start:imports]
+import functools
+
+import torch
+from torch import nn
+
+from tutorial_code.sum_task import SumModel, TrainResult, train_sum_model
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:first_minus_last]
+def first_minus_last_batch(
+    batch_size: int = 64, seq_len: int = 8, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Digits 0-9 and the first digit minus the last: a target that depends on order.
+
+    Args:
+        batch_size: Number of sequences B. Defaults to 64.
+        seq_len: Digits per sequence T. Defaults to 8.
+        generator: Random generator, for reproducible batches. Defaults to None.
+
+    Returns:
+        `(numbers, targets)` of shapes (B, T) and (B,).
+
+    Examples:
+        >>> numbers, targets = first_minus_last_batch(2, 4, torch.Generator().manual_seed(0))
+        >>> torch.equal(targets, numbers[:, 0] - numbers[:, -1])
+        True
+    """
+    numbers = torch.randint(0, 10, (batch_size, seq_len), generator=generator).float()
+    return numbers, numbers[:, 0] - numbers[:, -1]
+
+
+@functools.cache
+def train_first_minus_last(positional: str, steps: int = 600, seed: int = 0) -> TrainResult:
+    """Train on first-minus-last with the given positional encoding (cached per process).
+
+    Args:
+        positional: `"learned"`, `"sinusoidal"` or `"none"`.
+        steps: Optimizer steps. Defaults to 600.
+        seed: Seed of weights, dropout and data. Defaults to 0.
+
+    Returns:
+        The [`TrainResult`][tutorial_code.sum_task.TrainResult]; `eval_loss` is an MSE.
+    """
+    torch.manual_seed(seed)
+    model = SumModel(positional=positional)
+    return train_sum_model(steps=steps, seed=seed, model=model, batches=first_minus_last_batch)
+
+
+# --8<-- [end:first_minus_last]
+
+
+# --8<-- [start:argmax]
+def argmax_batch(
+    batch_size: int = 64, seq_len: int = 8, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Distinct digits and the position of the largest one: attention must pick one token.
+
+    Args:
+        batch_size: Number of sequences B. Defaults to 64.
+        seq_len: Digits per sequence T, at most 10. Defaults to 8.
+        generator: Random generator, for reproducible batches. Defaults to None.
+
+    Returns:
+        `(numbers, targets)`: shape (B, T) floats, and (B,) integer positions.
+
+    Raises:
+        ValueError: If `seq_len` exceeds 10 (the digits must be distinct).
+
+    Examples:
+        >>> numbers, targets = argmax_batch(2, 5, torch.Generator().manual_seed(0))
+        >>> torch.equal(targets, numbers.argmax(dim=1))
+        True
+    """
+    if seq_len > 10:
+        raise ValueError(f"seq_len must be <= 10 so that the digits are distinct, got {seq_len}")
+    # Distinct digits, so the largest is unique: the first seq_len of a random permutation.
+    numbers = torch.rand(batch_size, 10, generator=generator).argsort(dim=1)[:, :seq_len].float()
+    return numbers, numbers.argmax(dim=1)
+
+
+@functools.cache
+def train_argmax(steps: int = 800, seed: int = 0, seq_len: int = 8) -> TrainResult:
+    """Train a model that outputs one logit per position, scored by cross-entropy (cached per process).
+
+    Args:
+        steps: Optimizer steps. Defaults to 800.
+        seed: Seed of weights, dropout and data. Defaults to 0.
+        seq_len: Digits per sequence. Defaults to 8.
+
+    Returns:
+        The [`TrainResult`][tutorial_code.sum_task.TrainResult]; `eval_loss` is a cross-entropy.
+    """
+    torch.manual_seed(seed)
+    model = SumModel(num_outputs=seq_len, positional="sinusoidal")
+    return train_sum_model(
+        steps=steps, seed=seed, seq_len=seq_len, model=model, batches=argmax_batch, loss_fn=nn.CrossEntropyLoss()
+    )
+
+
+def accuracy(model: SumModel, seq_len: int = 8, seed: int = 1234) -> float:
+    """Share of 1024 held-out sequences whose largest digit the model locates.
+
+    Args:
+        model: A model trained by [`train_argmax`][tutorial_code.tasks.train_argmax].
+        seq_len: Digits per sequence. Defaults to 8.
+        seed: Seed of the held-out batch. Defaults to 1234.
+
+    Returns:
+        A fraction between 0 and 1.
+    """
+    numbers, targets = argmax_batch(1024, seq_len, torch.Generator().manual_seed(seed))
+    model.eval()
+    with torch.no_grad():
+        logits, _ = model(numbers)
+    return (logits.argmax(dim=1) == targets).float().mean().item()
+
+
+# --8<-- [end:argmax]
