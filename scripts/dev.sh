@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One entry point for contributors and CI.
-#   bash scripts/dev.sh serve   install everything into .venv, then serve the site on http://127.0.0.1:8000
+#   bash scripts/dev.sh serve   install everything into .venv, then serve the site on http://127.0.0.1:8000/attention-by-hand/
 #   bash scripts/dev.sh test    install everything into .venv, then run the whole test suite
 #                               (unit tests, docstring examples, chapter scripts, strict site build)
 #   bash scripts/dev.sh build   install everything into .venv, then build the site into site/

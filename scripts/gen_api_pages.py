@@ -19,7 +19,10 @@ for path in sorted((root / "tutorial_code").glob("*.py")):
     nav[module] = f"{module}.md"
     with mkdocs_gen_files.open(page, "w") as f:
         f.write(f"::: tutorial_code.{module}\n")
-    mkdocs_gen_files.set_edit_path(page, path.relative_to(root))
+    mkdocs_gen_files.set_edit_path(page, Path("..") / path.relative_to(root))  # relative to docs/
 
+# literate-nav reads this list as the section's navigation; the page itself lists the modules.
 with mkdocs_gen_files.open("reference/SUMMARY.md", "w") as f:
+    f.write("# API reference\n\nOne page per module of `tutorial_code`:\n\n")
     f.writelines(nav.build_literate_nav())
+mkdocs_gen_files.set_edit_path("reference/SUMMARY.md", Path("..") / "scripts" / "gen_api_pages.py")

@@ -1,12 +1,45 @@
-"""Shared test helpers. The largest difference seen against each PyTorch module is
-printed at the end of the run, so a reader of the CI log sees how close "equal" is."""
+"""Shared fixtures. The site is built once per test run; figures measured by the tests
+(largest difference against PyTorch, page weights) are printed at the end of the run,
+so a reader of the CI log sees them."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 
-collect_ignore_glob = []
-
+ROOT = Path(__file__).resolve().parent.parent
 _LARGEST_DIFFERENCE: dict[str, float] = {}
+REPORT: dict[str, str] = {}
+
+
+def site_prefix() -> str:
+    """The path under which the site is served, from `site_url` in mkdocs.yml (for example `/attention-by-hand/`)."""
+    from urllib.parse import urlsplit
+
+    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
+        if line.startswith("site_url:"):
+            return urlsplit(line.split(":", 1)[1].strip()).path or "/"
+    return "/"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """Build the whole site once, strictly, into a temporary folder."""
+    out = tmp_path_factory.mktemp("site")
+    env = os.environ | {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return out
 
 
 @pytest.fixture
@@ -26,3 +59,7 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("largest difference against PyTorch (fp32)")
         for reference, difference in sorted(_LARGEST_DIFFERENCE.items()):
             terminalreporter.write_line(f"{reference}: {difference:.2e}")
+    if REPORT:
+        terminalreporter.section("measured by the site tests")
+        for name, value in REPORT.items():
+            terminalreporter.write_line(f"{name}: {value}")

@@ -9,4 +9,8 @@ document$.subscribe(({ body }) => {
     ],
     throwOnError: true,
   });
+  // A wide display formula scrolls sideways on a phone: make it reachable with the keyboard too.
+  for (const formula of body.querySelectorAll("div.arithmatex")) {
+    formula.setAttribute("tabindex", "0");
+  }
 });

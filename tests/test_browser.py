@@ -1,0 +1,303 @@
+"""The built site in a real browser: Debian's Chromium driven by Playwright, served on 127.0.0.1.
+
+Where no browser is installed these tests skip with the reason, except under CI=true, where
+they fail: CI must run them. `.ci/run` installs Chromium.
+"""
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from conftest import REPORT, ROOT, site_prefix
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+BROWSER_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+PHONE = {"width": 375, "height": 740}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def find_browser() -> str | None:
+    for candidate in (
+        os.environ.get("CHROMIUM"),
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    return None
+
+
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site under its site_url path, and 404.html with status 404, as GitHub Pages does."""
+
+    prefix = "/"
+
+    def log_message(self, *args):
+        pass
+
+    def translate_path(self, path):
+        path = urlsplit(path).path
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "__outside_the_site__")
+        return super().translate_path("/" + path.removeprefix(self.prefix))
+
+    def send_error(self, code, message=None, explain=None):
+        not_found = Path(self.directory) / "404.html"
+        if code != 404 or not not_found.exists():
+            return super().send_error(code, message, explain)
+        body = not_found.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="session")
+def base_url(site):
+    prefix = site_prefix()
+    handler = functools.partial(type("Handler", (_SiteHandler,), {"prefix": prefix}), directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}{prefix}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = find_browser()
+    if executable is None:
+        message = "no Chromium found (install Debian's chromium, or set CHROMIUM to a browser's path)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=BROWSER_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def page_paths(site) -> list[str]:
+    """Every page of the site, as a path below the site's root ("", "masks/", ...)."""
+    paths = []
+    for html in sorted(site.rglob("index.html")):
+        relative = html.parent.relative_to(site).as_posix()
+        paths.append("" if relative == "." else relative + "/")
+    return paths
+
+
+class PageWatcher:
+    """Records what a page does that a reader would notice: errors, failed or foreign requests."""
+
+    def __init__(self, page, host: str):
+        self.problems: list[str] = []
+        self.bytes = 0
+        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console error: {m.text}"))
+        page.on("pageerror", lambda e: self.problems.append(f"script error: {e}"))
+        page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} ({r.failure})"))
+        page.on("request", lambda r: self._check_host(r.url, host))
+        page.on("response", self._on_response)
+
+    def _check_host(self, url: str, host: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.netloc != host:
+            self.problems.append(f"request to another host: {url}")
+
+    def _on_response(self, response) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+
+def visit(browser, url: str, viewport=DESKTOP, color_scheme="light"):
+    context = browser.new_context(viewport=viewport, color_scheme=color_scheme)
+    page = context.new_page()
+    watcher = PageWatcher(page, urlsplit(url).netloc)
+    page.goto(url, wait_until="networkidle")
+    return context, page, watcher
+
+
+PAGE_CHECKS = """() => {
+  const problems = [];
+  for (const img of document.images) {
+    if (!img.complete || img.naturalWidth === 0) problems.push("image not loaded: " + img.src);
+  }
+  const formulas = document.querySelectorAll(".arithmatex");
+  for (const formula of formulas) {
+    if (!formula.querySelector(".katex")) problems.push("formula not typeset: " + formula.textContent.slice(0, 60));
+  }
+  for (const error of document.querySelectorAll(".katex-error")) problems.push("KaTeX error: " + error.title);
+  const text = document.querySelector(".md-content").innerText;
+  for (const raw of ["\\\\frac", "\\\\sqrt", "\\\\operatorname", "$$"]) {
+    const code = [...document.querySelectorAll(".md-content pre, .md-content code")].map(e => e.innerText).join("");
+    if (text.includes(raw) && !code.includes(raw)) problems.push("raw LaTeX left in the page: " + raw);
+  }
+  return {problems, formulas: formulas.length};
+}"""
+
+
+def test_every_page_loads_cleanly(browser, base_url, page_paths):
+    problems, formulas = {}, 0
+    for path in page_paths:
+        context, page, watcher = visit(browser, base_url + path)
+        result = page.evaluate(PAGE_CHECKS)
+        formulas += result["formulas"]
+        if watcher.problems or result["problems"]:
+            problems[path or "home"] = watcher.problems + result["problems"]
+        context.close()
+    REPORT["pages checked in the browser"] = str(len(page_paths))
+    REPORT["formulas typeset"] = str(formulas)
+    assert problems == {}
+    assert formulas > 50
+
+
+def test_sitemap_and_404_page(browser, base_url):
+    context = browser.new_context()
+    sitemap = context.request.get(base_url + "sitemap.xml")
+    assert sitemap.status == 200 and "<urlset" in sitemap.text()
+    context.close()
+    context, page, watcher = visit(browser, base_url + "no/such/page/")
+    # The missing page itself answers 404 (the browser logs that); nothing it loads may fail.
+    expected = {f"HTTP 404: {base_url}no/such/page/"}
+    console_404 = "console error: Failed to load resource: the server responded with a status of 404 (Not Found)"
+    assert f"HTTP 404: {base_url}no/such/page/" in watcher.problems
+    assert [p for p in watcher.problems if p not in expected and p != console_404] == []
+    assert "404" in page.inner_text(".md-content")
+    assert page.evaluate("[...document.styleSheets].length") > 1  # the theme loaded on a nested missing URL
+    context.close()
+
+
+def test_no_serious_accessibility_violations(browser, base_url, page_paths):
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    serious, counts = {}, {"minor": 0, "moderate": 0, "serious": 0, "critical": 0}
+    for path in page_paths:
+        context, page, _ = visit(browser, base_url + path)
+        for violation in axe.run(page).response["violations"]:
+            counts[violation["impact"]] = counts.get(violation["impact"], 0) + 1
+            if violation["impact"] in ("serious", "critical"):
+                serious.setdefault(path or "home", []).append(f"{violation['id']}: {violation['help']}")
+        context.close()
+    REPORT["axe violations by impact (pages x rules)"] = ", ".join(f"{k} {v}" for k, v in counts.items())
+    assert serious == {}
+
+
+def test_search_finds_w_o_and_softmax(browser, base_url):
+    context, page, _ = visit(browser, base_url)
+    for query in ("W_O", "softmax"):
+        page.click("input.md-search__input", force=True)
+        page.fill("input.md-search__input", "")
+        page.keyboard.type(query)
+        page.wait_for_function(
+            "q => [...document.querySelectorAll('.md-search-result__item')]"
+            "  .some(item => item.innerText.toLowerCase().includes(q.toLowerCase()))",
+            arg=query,
+            timeout=15_000,
+        )
+        page.keyboard.press("Escape")
+    context.close()
+
+
+def test_copy_button_copies_the_code(browser, base_url):
+    context, page, _ = visit(browser, base_url + "scaled_dot_product_attention/")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    block = page.locator(".md-content pre").first
+    block.hover()
+    block.locator("button[data-md-type='copy']").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "def scaled_dot_product_attention(" in copied
+    assert copied.strip() == block.inner_text().strip()
+    context.close()
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"])
+def test_figures_are_legible_in_both_themes(browser, base_url, color_scheme):
+    context, page, _ = visit(browser, base_url + "multi_head_attention/", color_scheme=color_scheme)
+    scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    assert scheme == ("slate" if color_scheme == "dark" else "default")
+    # Figures carry their own white background, so dark text on them stays readable on a dark page.
+    corner = page.evaluate(
+        """() => {
+          const img = document.querySelector("figure img");
+          const canvas = document.createElement("canvas");
+          canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+          const ctx = canvas.getContext("2d"); ctx.drawImage(img, 0, 0);
+          return [...ctx.getImageData(2, 2, 1, 1).data];
+        }"""
+    )
+    assert corner == [255, 255, 255, 255]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("figure").first.screenshot(path=SCREENSHOTS / f"figure-{color_scheme}.png")
+    context.close()
+
+
+def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_paths):
+    wide = {}
+    for path in page_paths:
+        context, page, _ = visit(browser, base_url + path, viewport=PHONE)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > PHONE["width"]:
+            wide[path or "home"] = width
+        context.close()
+    assert wide == {}
+
+
+def test_edit_links_point_at_files_in_the_repository(browser, base_url, page_paths):
+    import yaml  # shipped with mkdocs
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    edit_prefix = config["repo_url"].rstrip("/") + "/edit/main/"
+    wrong = {}
+    for path in page_paths:
+        context, page, _ = visit(browser, base_url + path)
+        link = page.locator("a.md-content__button[href*='/edit/']")
+        if link.count() != 1:
+            wrong[path or "home"] = "no edit link"
+        else:
+            href = link.get_attribute("href")
+            file = href.removeprefix(edit_prefix)
+            if not href.startswith(edit_prefix) or not (ROOT / file).is_file():
+                wrong[path or "home"] = href
+        context.close()
+    assert wrong == {}
+
+
+def test_page_weight_and_screenshots(browser, base_url, page_paths):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    weights = {}
+    for path in page_paths:
+        context, page, _ = visit(browser, base_url + path)
+        weights[path or "home"] = page.evaluate(
+            """() => performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
+                 .reduce((total, entry) => total + (entry.transferSize || entry.encodedBodySize || 0), 0)"""
+        )
+        context.close()
+    heaviest = max((p for p in weights if p != "home"), key=weights.get)
+    REPORT["bytes transferred, home page"] = f"{weights['home']:,}"
+    REPORT[f"bytes transferred, heaviest page ({heaviest})"] = f"{weights[heaviest]:,}"
+    for name, path in (("home", ""), ("chapter", "multi_head_attention/")):
+        for device, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            context, page, _ = visit(browser, base_url + path, viewport=viewport)
+            page.screenshot(path=SCREENSHOTS / f"{name}-{device}.png", full_page=True)
+            context.close()
+    assert all(weight > 0 for weight in weights.values())

@@ -1,0 +1,58 @@
+"""Checks of the repository itself, offline: lint and format, and the GitHub workflows."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def tool(name: str) -> str:
+    path = BIN / name if (BIN / name).exists() else shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is not installed: run the README's install (bash scripts/dev.sh test)")
+    return str(path)
+
+
+def run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_ruff_lint_passes():
+    result = run(tool("ruff"), "check", ".")
+    assert result.returncode == 0, result.stdout
+
+
+def test_ruff_format_is_applied():
+    result = run(tool("ruff"), "format", "--check", ".")
+    assert result.returncode == 0, result.stdout
+
+
+def test_actionlint_finds_nothing():
+    result = run(tool("actionlint"), "-no-color")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_zizmor_finds_nothing():
+    result = run(tool("zizmor"), "--offline", "--no-progress", ".github")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No findings" in result.stdout + result.stderr
+
+
+def test_deploy_is_the_only_job_with_write_permissions():
+    import yaml
+
+    for workflow in (ROOT / ".github" / "workflows").glob("*.yml"):
+        text = workflow.read_text(encoding="utf-8")
+        assert "pull_request_target" not in text, workflow.name
+        config = yaml.safe_load(text)
+        assert config.get("permissions") == {}, f"{workflow.name}: set top-level permissions: {{}}"
+        for name, job in config["jobs"].items():
+            writes = {k for k, v in job.get("permissions", {}).items() if v == "write"}
+            if writes:
+                assert (workflow.name, name) == ("pages.yml", "deploy"), f"{workflow.name}:{name} writes {writes}"
+                assert writes == {"pages", "id-token"}
