@@ -158,6 +158,30 @@ def residual_gradients() -> Figure:
     return fig
 
 
+def bench_attention() -> Figure:
+    """Forward time and peak memory against sequence length, from the benchmark's results file."""
+    import json
+
+    from tutorial_code.bench import DEFAULT_OUTPUT
+
+    rows = [r for r in json.loads(DEFAULT_OUTPUT.read_text(encoding="utf-8"))["attention"] if not r["backward"]]
+    labels = {"naive": "hand-written naive", "sdpa": "hand-written on F.sdpa", "torch_mha": "nn.MultiheadAttention"}
+    colors = {"naive": "#c62828", "sdpa": "#3f51b5", "torch_mha": "#2e7d32"}
+    fig, (time_ax, memory_ax) = plt.subplots(1, 2, figsize=(9, 3.4))
+    for variant, label in labels.items():
+        points = sorted((r["seq_len"], r["ms"], r["peak_mb"]) for r in rows if r["variant"] == variant)
+        lengths = [p[0] for p in points]
+        time_ax.loglog(lengths, [p[1] for p in points], "o-", label=label, color=colors[variant], base=2)
+        memory_ax.loglog(lengths, [p[2] for p in points], "o-", label=label, color=colors[variant], base=2)
+    time_ax.set(xlabel="sequence length T", ylabel="forward time (ms)")
+    memory_ax.set(xlabel="sequence length T", ylabel="peak memory (MB)")
+    for ax in (time_ax, memory_ax):
+        ax.grid(alpha=0.3, which="both")
+    time_ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 FIGURES: dict[str, Callable[[], Figure]] = {
     "softmax_scaling": softmax_scaling,
     "sum_model_heads": sum_model_heads,
@@ -167,6 +191,7 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "loss_curve": loss_curve,
     "argmax_heads": argmax_heads,
     "residual_gradients": residual_gradients,
+    "bench_attention": bench_attention,
 }
 """Figure name -> function that draws it. Pages link `figures/<name>.png`."""
 

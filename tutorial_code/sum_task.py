@@ -163,6 +163,8 @@ def train_sum_model(
     model: SumModel | None = None,
     batches: Batches = make_batch,
     loss_fn: nn.Module | None = None,
+    warmup_steps: int = 0,
+    clip_norm: float | None = None,
 ) -> TrainResult:
     """Train a [`SumModel`][tutorial_code.sum_task.SumModel] with Adam, one fresh batch per step.
 
@@ -181,6 +183,8 @@ def train_sum_model(
         batches: Makes `(inputs, targets)` from `(batch_size, seq_len, generator)`.
             Defaults to [`make_batch`][tutorial_code.sum_task.make_batch].
         loss_fn: The loss. Defaults to `nn.MSELoss()`.
+        warmup_steps: Raise the learning rate linearly from 0 over this many steps. Defaults to 0.
+        clip_norm: Clip the gradient norm to this value before each step. Defaults to None (no clipping).
 
     Returns:
         A [`TrainResult`][tutorial_code.sum_task.TrainResult].
@@ -200,6 +204,8 @@ def train_sum_model(
     model = SumModel(max_len=max(16, seq_len), norm_first=norm_first) if model is None else model
     loss_fn = nn.MSELoss() if loss_fn is None else loss_fn
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    # Warm-up: small steps while Adam's statistics are still noisy, then the full rate.
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup_steps)))
     losses = []
     start = time.perf_counter()
     model.train()
@@ -209,7 +215,10 @@ def train_sum_model(
         loss = loss_fn(prediction, targets)
         optimizer.zero_grad()
         loss.backward()
+        if clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
         optimizer.step()
+        schedule.step()
         losses.append(loss.item())
     seconds = time.perf_counter() - start
     return TrainResult(model.eval(), losses, evaluate(model, seq_len, batches, loss_fn), seconds)

@@ -1,0 +1,320 @@
+"""Speed and memory of attention implementations, measured: `python -m tutorial_code.bench`.
+
+Compares, at B = 8, d_model = 512, h = 8 (by default) and sequence lengths 128 to 2048:
+the hand-written naive attention ([`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention]),
+the hand-written module on PyTorch's fused kernel
+([`EfficientMultiHeadAttention`][tutorial_code.multi_head.EfficientMultiHeadAttention]) with three
+projections and with one fused QKV projection, `nn.MultiheadAttention`, and `torch.compile` of the
+fused-kernel module; forward, and forward with backward; time and peak memory. Also gradient
+checkpointing, bfloat16 autocast, and length bucketing.
+
+Every measurement runs in a fresh process, so that its peak memory (the growth of the
+process's resident set) belongs to it alone. Results go to a JSON file with the machine,
+the torch version and the date; the site's best-practices page reads that file and never
+reruns the benchmark.
+
+Shape letters: B = batch size, T = sequence length, d_model, h = heads.
+"""
+
+# --8<-- [start:imports]
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tutorial_code.encoder import EncoderLayer
+from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention, combine_heads, split_heads
+
+# --8<-- [end:imports]
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "benchmarks" / "results-cpu.json"
+VARIANTS = ("naive", "sdpa", "sdpa_fused_qkv", "torch_mha", "compiled_sdpa")
+
+
+# --8<-- [start:fused_qkv]
+class FusedQKVAttention(EfficientMultiHeadAttention):
+    """Self-attention on the fused kernel with one (d_model, 3 d_model) projection for Q, K and V.
+
+    One matrix product instead of three; otherwise identical to
+    [`EfficientMultiHeadAttention`][tutorial_code.multi_head.EfficientMultiHeadAttention].
+
+    Args:
+        d_model: Width of the token vectors.
+        num_heads: Number of heads h. Must divide `d_model`.
+
+    Shape:
+        - x: (B, T, d_model)
+        - output: (B, T, d_model)
+    """
+
+    def __init__(self, d_model: int, num_heads: int) -> None:
+        super().__init__(d_model, num_heads)
+        del self.W_Q, self.W_K, self.W_V
+        self.W_QKV = nn.Linear(d_model, 3 * d_model)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, None]:
+        """Return `(output, None)` for token vectors `x`."""
+        Q, K, V = (split_heads(part, self.num_heads) for part in self.W_QKV(x).chunk(3, dim=-1))
+        heads = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)  # (B, h, T, d_k)
+        return self.W_O(combine_heads(heads)), None
+
+
+# --8<-- [end:fused_qkv]
+
+
+def build(variant: str, d_model: int, num_heads: int) -> nn.Module:
+    """The attention module of one variant, as a callable `module(x)`."""
+    if variant == "naive":
+        return MultiHeadAttention(d_model, num_heads)
+    if variant == "sdpa":
+        return EfficientMultiHeadAttention(d_model, num_heads)
+    if variant == "sdpa_fused_qkv":
+        return FusedQKVAttention(d_model, num_heads)
+    if variant == "torch_mha":
+        attention = nn.MultiheadAttention(d_model, num_heads, batch_first=True)
+        return _SelfAttentionAdapter(attention)
+    if variant == "compiled_sdpa":
+        return torch.compile(EfficientMultiHeadAttention(d_model, num_heads))
+    raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+
+
+class _SelfAttentionAdapter(nn.Module):
+    def __init__(self, attention: nn.MultiheadAttention) -> None:
+        super().__init__()
+        self.attention = attention
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return self.attention(x, x, x, need_weights=False)[0], None
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+
+
+def measure_one(spec: dict) -> dict:
+    """Run one measurement in this process: median time and peak memory growth.
+
+    Args:
+        spec: `kind` ("attention", "checkpointing" or "autocast") and its settings.
+
+    Returns:
+        `spec` with `ms` (median over the repeats) and `peak_mb` added.
+    """
+    torch.manual_seed(0)
+    kind, B, T, d_model, h = spec["kind"], spec["batch"], spec["seq_len"], spec["d_model"], spec["heads"]
+    x = torch.randn(B, T, d_model, requires_grad=spec.get("backward", False))
+    if kind == "attention":
+        module = build(spec["variant"], d_model, h).eval()
+
+        def step():
+            output = module(x)[0]
+            if spec["backward"]:
+                output.sum().backward()
+
+    elif kind == "checkpointing":
+        layers = nn.ModuleList(EncoderLayer(d_model, h, 4 * d_model, dropout=0.0) for _ in range(spec["layers"]))
+
+        def step():
+            y = x
+            for layer in layers:
+                if spec["checkpoint"]:
+                    y = torch.utils.checkpoint.checkpoint(lambda t, layer=layer: layer(t)[0], y, use_reentrant=False)
+                else:
+                    y = layer(y)[0]
+            y.sum().backward()
+
+    elif kind == "autocast":
+        module = build(spec["variant"], d_model, h).eval()
+
+        def step():
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=spec["bf16"]):
+                module(x)
+
+    else:
+        raise ValueError(f"unknown kind {kind!r}")
+    context = torch.no_grad() if kind == "attention" and not spec.get("backward") else torch.enable_grad()
+    with context:
+        step()  # warm-up (and, for torch.compile, the compilation)
+        baseline = _rss_mb()
+        times = []
+        for _ in range(spec.get("repeats", 3)):
+            start = time.perf_counter()
+            step()
+            times.append((time.perf_counter() - start) * 1000)
+    return spec | {"ms": statistics.median(times), "peak_mb": max(0.0, _peak_rss_mb() - baseline)}
+
+
+def run_isolated(spec: dict, timeout: float = 600) -> dict:
+    """Run [`measure_one`][tutorial_code.bench.measure_one] in a fresh Python process."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tutorial_code.bench", "--one", json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"benchmark {spec} failed:\n{result.stderr[-2000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# --8<-- [start:throughput]
+def matmul_gflops(size: int = 2048, repeats: int = 5) -> float:
+    """Measured float32 matrix-multiply throughput of this machine, in GFLOP/s."""
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b  # warm-up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    seconds = (time.perf_counter() - start) / repeats
+    return 2 * size**3 / seconds / 1e9
+
+
+def attention_flops(batch: int, seq_len: int, d_model: int) -> float:
+    """Floating-point operations of one self-attention forward: 4 projections plus QK^T and weights @ V."""
+    projections = 4 * 2 * batch * seq_len * d_model * d_model
+    scores_and_mix = 2 * 2 * batch * seq_len * seq_len * d_model
+    return projections + scores_and_mix
+
+
+# --8<-- [end:throughput]
+
+
+# --8<-- [start:bucketing]
+def padding_fraction(lengths: list[int], batch_size: int, bucketed: bool) -> float:
+    """Share of padding tokens when `lengths` are cut into batches padded to their longest member.
+
+    Args:
+        lengths: Sequence lengths of the data set, in arrival order.
+        batch_size: Sequences per batch.
+        bucketed: Sort by length before batching (bucketing), instead of arrival order.
+
+    Returns:
+        Padding tokens divided by all tokens processed.
+
+    Examples:
+        >>> padding_fraction([1, 4, 1, 4], 2, bucketed=False), padding_fraction([1, 4, 1, 4], 2, bucketed=True)
+        (0.375, 0.0)
+    """
+    order = sorted(lengths) if bucketed else list(lengths)
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    processed = sum(max(batch) * len(batch) for batch in batches)
+    return 1 - sum(lengths) / processed
+
+
+def realistic_lengths(count: int = 20_000, seed: int = 0) -> list[int]:
+    """Sentence-like lengths: log-normal, median about 40 tokens, clipped to 4..512."""
+    generator = torch.Generator().manual_seed(seed)
+    lengths = torch.exp(torch.randn(count, generator=generator) * 0.6 + 3.7).round().clamp(4, 512)
+    return [int(v) for v in lengths]
+
+
+# --8<-- [end:bucketing]
+
+
+def machine() -> dict:
+    """What the results were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def run_all(lengths: list[int], batch: int, d_model: int, heads: int, compile_lengths: list[int]) -> dict:
+    """Every measurement of the benchmark; about 5 minutes on a 2-core CPU with the defaults."""
+    base = {"batch": batch, "d_model": d_model, "heads": heads}
+    rows = []
+    for backward in (False, True):
+        for seq_len in lengths:
+            for variant in VARIANTS:
+                if variant == "compiled_sdpa" and (backward or seq_len not in compile_lengths):
+                    continue
+                spec = base | {"kind": "attention", "variant": variant, "seq_len": seq_len, "backward": backward}
+                rows.append(run_isolated(spec))
+                print(
+                    f"{'fwd+bwd' if backward else 'forward':>7} T={seq_len:<5} {variant:<15} "
+                    f"{rows[-1]['ms']:9.1f} ms {rows[-1]['peak_mb']:9.1f} MB",
+                    flush=True,
+                )
+    checkpointing = [
+        run_isolated(base | {"kind": "checkpointing", "layers": 6, "seq_len": 512, "checkpoint": flag, "repeats": 2})
+        for flag in (False, True)
+    ]
+    autocast = [
+        run_isolated(base | {"kind": "autocast", "variant": variant, "seq_len": 1024, "bf16": flag})
+        for variant in ("naive", "sdpa")
+        for flag in (False, True)
+    ]
+    lengths_data = realistic_lengths()
+    return {
+        "machine": machine(),
+        "settings": base,
+        "matmul_gflops": matmul_gflops(),
+        "attention": rows,
+        "checkpointing": checkpointing,
+        "autocast": autocast,
+        "bucketing": {
+            "sequences": len(lengths_data),
+            "batch_size": 32,
+            "padding_random": padding_fraction(lengths_data, 32, bucketed=False),
+            "padding_bucketed": padding_fraction(lengths_data, 32, bucketed=True),
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: run the benchmark and write the results file."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tutorial_code.bench",
+        description="Measure time and peak memory of attention implementations and write a JSON results file.",
+    )
+    parser.add_argument("--lengths", type=int, nargs="+", default=[128, 256, 512, 1024, 2048], help="sequence lengths")
+    parser.add_argument("--batch", type=int, default=8, help="batch size B (default 8)")
+    parser.add_argument("--d-model", type=int, default=512, help="d_model (default 512)")
+    parser.add_argument("--heads", type=int, default=8, help="number of heads (default 8)")
+    parser.add_argument("--compile-lengths", type=int, nargs="*", default=[512, 1024], help="lengths for torch.compile")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"results file (default {DEFAULT_OUTPUT})")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: one isolated measurement
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(measure_one(json.loads(args.one))))
+        return
+    if args.d_model % args.heads:
+        parser.error(f"--d-model {args.d_model} must be divisible by --heads {args.heads}")
+    if min(args.lengths) < 1 or args.batch < 1:
+        parser.error("--lengths and --batch must be positive")
+    results = run_all(args.lengths, args.batch, args.d_model, args.heads, args.compile_lengths)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

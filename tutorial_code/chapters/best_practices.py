@@ -1,0 +1,95 @@
+"""Chapter: best practices. Run: python -m tutorial_code.chapters.best_practices"""
+
+# --8<-- [start:setup]
+import json
+
+from tutorial_code.bench import DEFAULT_OUTPUT, attention_flops
+from tutorial_code.sum_task import train_sum_model
+
+# --8<-- [end:setup]
+
+# --8<-- [start:schedule]
+print("| learning rate 0.01 | warm-up steps | gradient clipping | held-out MSE |")
+print("|---|---|---|---|")
+for warmup_steps, clip_norm in ((0, None), (100, None), (0, 1.0), (100, 1.0)):
+    result = train_sum_model(steps=500, seed=0, lr=1e-2, warmup_steps=warmup_steps, clip_norm=clip_norm)
+    print(f"| | {warmup_steps} | {clip_norm or 'none'} | {result.eval_loss:.4f} |")
+# --8<-- [end:schedule]
+
+# --8<-- [start:results_file]
+results = json.loads(DEFAULT_OUTPUT.read_text(encoding="utf-8"))  # written by python -m tutorial_code.bench
+machine, settings = results["machine"], results["settings"]
+print(
+    f"Measured on {machine['cpu']} ({machine['cores']} cores, {machine['torch_threads']} PyTorch threads), "
+    f"torch {machine['torch']}, on {machine['date']}; B = {settings['batch']}, d_model = {settings['d_model']}, "
+    f"h = {settings['heads']}, float32. Matrix-multiply throughput of this machine: "
+    f"{results['matmul_gflops']:.0f} GFLOP/s."
+)
+# --8<-- [end:results_file]
+
+# --8<-- [start:attention_table]
+names = {
+    "naive": "hand-written, matmul + softmax",
+    "sdpa": "hand-written on F.scaled_dot_product_attention",
+    "sdpa_fused_qkv": "the same, one fused QKV projection",
+    "torch_mha": "nn.MultiheadAttention",
+    "compiled_sdpa": "torch.compile of the F.sdpa module",
+}
+for backward in (False, True):
+    rows = [r for r in results["attention"] if r["backward"] == backward]
+    print(
+        f"\n**{'Forward and backward' if backward else 'Forward'}** (time in ms, peak memory in MB, "
+        "ratio to nn.MultiheadAttention in brackets)\n"
+    )
+    lengths = sorted({r["seq_len"] for r in rows})
+    print("| implementation | " + " | ".join(f"T = {t}" for t in lengths) + " |")
+    print("|---|" + "---|" * len(lengths))
+    for variant, label in names.items():
+        cells = []
+        for t in lengths:
+            row = next((r for r in rows if r["variant"] == variant and r["seq_len"] == t), None)
+            ref = next(r for r in rows if r["variant"] == "torch_mha" and r["seq_len"] == t)
+            if row is None:
+                cells.append("")
+                continue
+            cells.append(
+                f"{row['ms']:.0f} ms ({row['ms'] / ref['ms']:.2f}x), "
+                f"{row['peak_mb']:.0f} MB ({row['peak_mb'] / max(ref['peak_mb'], 1e-9):.2f}x)"
+            )
+        if any(cells):
+            print(f"| {label} | " + " | ".join(cells) + " |")
+# --8<-- [end:attention_table]
+
+# --8<-- [start:targets]
+at_1024 = {r["variant"]: r for r in results["attention"] if r["seq_len"] == 1024 and not r["backward"]}
+efficient, reference = at_1024["sdpa"], at_1024["torch_mha"]
+achieved = attention_flops(settings["batch"], 1024, settings["d_model"]) / (efficient["ms"] / 1000) / 1e9
+print(
+    f"At T = 1024, forward: the F.sdpa module takes {efficient['ms'] / reference['ms']:.2f}x the time and "
+    f"{efficient['peak_mb'] / reference['peak_mb']:.2f}x the peak memory of nn.MultiheadAttention, and runs at "
+    f"{achieved:.0f} GFLOP/s, {achieved / results['matmul_gflops']:.0%} of the machine's matrix-multiply throughput. "
+    f"The naive version needs {at_1024['naive']['peak_mb'] / efficient['peak_mb']:.1f}x the memory of the F.sdpa one."
+)
+# --8<-- [end:targets]
+
+# --8<-- [start:savings]
+plain, checkpointed = results["checkpointing"]
+print(
+    f"Gradient checkpointing, {plain['layers']} encoder layers, T = {plain['seq_len']}, forward and backward: "
+    f"peak memory {plain['peak_mb']:.0f} MB -> {checkpointed['peak_mb']:.0f} MB "
+    f"({1 - checkpointed['peak_mb'] / plain['peak_mb']:.0%} saved), time {plain['ms']:.0f} ms -> "
+    f"{checkpointed['ms']:.0f} ms ({checkpointed['ms'] / plain['ms'] - 1:+.0%})."
+)
+for variant in ("naive", "sdpa"):
+    fp32, bf16 = (r for r in results["autocast"] if r["variant"] == variant)
+    print(
+        f"bfloat16 autocast on the CPU, {names[variant]}, T = 1024 forward: time {fp32['ms']:.0f} ms -> "
+        f"{bf16['ms']:.0f} ms, peak memory {fp32['peak_mb']:.0f} MB -> {bf16['peak_mb']:.0f} MB."
+    )
+bucketing = results["bucketing"]
+print(
+    f"Length bucketing, {bucketing['sequences']:,} sentence-like lengths in batches of {bucketing['batch_size']}: "
+    f"padding falls from {bucketing['padding_random']:.0%} of all tokens (random batches) to "
+    f"{bucketing['padding_bucketed']:.1%} (batches of similar lengths)."
+)
+# --8<-- [end:savings]

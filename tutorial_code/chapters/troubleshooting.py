@@ -1,0 +1,49 @@
+"""Chapter: troubleshooting. Run: python -m tutorial_code.chapters.troubleshooting"""
+
+# --8<-- [start:setup]
+import torch
+
+from tutorial_code.debugging import attention_entropy, gradient_norms, print_shapes
+from tutorial_code.sum_task import SumModel, make_batch, trained_sum_model
+from tutorial_code.troubleshooting import markdown_table
+
+torch.set_printoptions(precision=2, sci_mode=False)
+# --8<-- [end:setup]
+
+# --8<-- [start:table]
+print(markdown_table())
+# --8<-- [end:table]
+
+# --8<-- [start:shapes]
+model = SumModel(num_layers=1)
+with print_shapes(model):
+    model(torch.zeros(2, 8))
+# --8<-- [end:shapes]
+
+# --8<-- [start:entropy]
+untrained = SumModel().eval()
+trained = trained_sum_model(seed=0).model
+numbers = torch.tensor([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]])
+with torch.no_grad():
+    for name, model in (("untrained", untrained), ("trained", trained)):
+        weights = model(numbers)[1]
+        entropy = [attention_entropy(w).mean(dim=(0, 2)) for w in weights]  # per layer, per head
+        print(f"{name:>9}: entropy per head, layer 0 {entropy[0]}, layer 1 {entropy[1]}")
+# --8<-- [end:entropy]
+
+# --8<-- [start:gradients]
+torch.manual_seed(0)
+model = SumModel()
+numbers, targets = make_batch(64, 8, torch.Generator().manual_seed(0))
+prediction, _ = model(numbers)
+torch.nn.functional.mse_loss(prediction, targets).backward()
+norms = gradient_norms(model)
+for name in (
+    "input_projection.weight",
+    "layers.0.attention.W_Q.weight",
+    "layers.1.feed_forward.linear2.weight",
+    "head.weight",
+):
+    print(f"{name:<40} {norms[name]:.2e}")
+print("parameters without a gradient:", [name for name, norm in norms.items() if norm != norm] or "none")
+# --8<-- [end:gradients]

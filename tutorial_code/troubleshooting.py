@@ -1,0 +1,406 @@
+"""Common Transformer bugs, each reproduced: a minimal broken version, its symptom, and the fix.
+
+Every [`Problem`][tutorial_code.troubleshooting.Problem] runs a small broken variant and its
+fixed twin and reports what a reader would see. The troubleshooting page is generated from
+[`PROBLEMS`][tutorial_code.troubleshooting.PROBLEMS] at build time, and the tests check that
+each broken variant still shows its symptom and each fix removes it, so a PyTorch upgrade
+that changes an error message fails the tests instead of leaving the page wrong.
+
+Shape letters: B = batch size, h = heads, T = sequence length, d_model, d_k = d_model / h.
+"""
+
+# --8<-- [start:imports]
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.from_torch import multi_head_attention_from_torch
+from tutorial_code.masks import causal_mask, padding_mask
+from tutorial_code.multi_head import combine_heads, split_heads
+from tutorial_code.sum_task import SumModel, train_sum_model
+
+# --8<-- [end:imports]
+
+
+@dataclass
+class Outcome:
+    """What running one variant showed.
+
+    Attributes:
+        symptom: What the reader sees: the exact error text, or a measured observation.
+        bad: Whether the symptom of the problem is present.
+    """
+
+    symptom: str
+    bad: bool
+
+
+@dataclass
+class Problem:
+    """One row of the troubleshooting table.
+
+    Attributes:
+        name: A short identifier, used by the tests.
+        title: The problem in the reader's words.
+        cause: Why it happens.
+        fix: What to change.
+        broken: Runs the minimal broken variant.
+        fixed: Runs the same code with the fix.
+    """
+
+    name: str
+    title: str
+    cause: str
+    fix: str
+    broken: Callable[[], Outcome]
+    fixed: Callable[[], Outcome]
+
+
+def _error(run: Callable[[], object]) -> Outcome:
+    """Run `run`; an exception is the symptom, its message the text shown."""
+    try:
+        run()
+    except (RuntimeError, ValueError, TypeError) as error:
+        return Outcome(f"{type(error).__name__}: {error}", bad=True)
+    return Outcome("runs", bad=False)
+
+
+# --8<-- [start:shape_errors]
+def linear_width_mismatch(fixed: bool) -> Outcome:
+    """Token vectors of width 32 fed to projections built for d_model = 64."""
+    d_model = 64
+    W_Q = nn.Linear(d_model, d_model)
+    tokens = torch.randn(2, 5, 32)  # (B, T, 32): an embedding of the wrong width
+    embed = nn.Linear(32, d_model)  # the fix: bring tokens to d_model first
+    return _error(lambda: W_Q(embed(tokens) if fixed else tokens))
+
+
+def position_table_mismatch(fixed: bool) -> Outcome:
+    """A whole position table of 16 rows added to a sequence of 10 tokens."""
+    x = torch.randn(2, 10, 16)  # (B, T=10, d_model)
+    table = torch.randn(16, 16)  # (max_len=16, d_model)
+    return _error(lambda: x + (table[: x.size(1)] if fixed else table))
+
+
+# --8<-- [end:shape_errors]
+
+
+# --8<-- [start:heads_without_transpose]
+def heads_without_transpose(fixed: bool) -> Outcome:
+    """Splitting heads with view(B, h, T, d_k) straight from (B, T, d_model)."""
+    torch.manual_seed(0)
+    theirs = nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    ours = multi_head_attention_from_torch(theirs)
+    x = torch.randn(2, 6, 16)
+    B, T, d_model, h = 2, 6, 16, 4
+    if fixed:
+        Q, K, V = (split_heads(W(x), h) for W in (ours.W_Q, ours.W_K, ours.W_V))
+    else:  # runs without error, but each "head" now mixes features of different tokens
+        Q, K, V = (W(x).view(B, h, T, d_model // h) for W in (ours.W_Q, ours.W_K, ours.W_V))
+    heads, _ = scaled_dot_product_attention(Q, K, V)
+    output = ours.W_O(combine_heads(heads))
+    difference = (output - theirs(x, x, x)[0]).abs().max().item()
+    return Outcome(f"no error; output differs from nn.MultiheadAttention by {difference:.2f}", bad=difference > 1e-4)
+
+
+# --8<-- [end:heads_without_transpose]
+
+
+# --8<-- [start:mask_shape]
+def mask_does_not_broadcast(fixed: bool) -> Outcome:
+    """A (B, T) padding mask applied to (B, h, T, T) scores."""
+    scores = torch.randn(2, 4, 5, 5)  # (B, h, T, T)
+    keep = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=torch.bool)  # (B, T)
+    mask = keep[:, None, None, :] if fixed else keep  # the fix: (B, 1, 1, T)
+    return _error(lambda: scores.masked_fill(~mask, float("-inf")))
+
+
+def mask_convention_flipped(fixed: bool) -> Outcome:
+    """A True = blocked mask (nn.MultiheadAttention's) passed to True = may attend code."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 1, 5, 8)  # (B, h, T, d_k)
+    keep = padding_mask(torch.tensor([3]), max_len=5)  # True = may attend
+    mask = keep if fixed else ~keep  # the bug: the other library's convention
+    _, weights = scaled_dot_product_attention(x, x, x, mask=mask)
+    on_real = weights[0, 0, :, :3].sum(dim=-1).min().item()
+    return Outcome(f"smallest share of a query's weight on the real tokens: {on_real:.2f}", bad=on_real < 0.99)
+
+
+def softmax_over_wrong_axis(fixed: bool) -> Outcome:
+    """softmax(dim=-2) normalizes over queries, not keys."""
+    torch.manual_seed(0)
+    scores = torch.randn(1, 5, 5)
+    weights = torch.softmax(scores, dim=-1 if fixed else -2)
+    row_sums = weights.sum(dim=-1)
+    spread = (row_sums - 1).abs().max().item()
+    return Outcome(f"rows of the weights sum to {row_sums.min():.2f}..{row_sums.max():.2f}", bad=spread > 1e-5)
+
+
+# --8<-- [end:mask_shape]
+
+
+# --8<-- [start:nan]
+def fully_masked_row(fixed: bool) -> Outcome:
+    """masked_fill(-inf) on a query whose keys are all padding."""
+    torch.manual_seed(0)
+    x = torch.randn(2, 1, 4, 8)  # (B, h, T, d_k); sequence 1 is all padding
+    keep = padding_mask(torch.tensor([4, 0]), max_len=4)
+    if fixed:
+        output, _ = scaled_dot_product_attention(x, x, x, mask=keep)  # defines such rows as zeros
+    else:
+        scores = (x @ x.transpose(-2, -1) / math.sqrt(8)).masked_fill(~keep, float("-inf"))
+        output = torch.softmax(scores, dim=-1) @ x
+    loss = output.pow(2).mean()
+    return Outcome(f"loss = {loss.item():.4f}", bad=bool(torch.isnan(loss)))
+
+
+def unscaled_scores_in_float16(fixed: bool) -> Outcome:
+    """Large activations in float16: q.k overflows the float16 range (65,504) before the softmax."""
+    torch.manual_seed(0)
+    q = (torch.randn(1, 8, 64) * 64).half()
+    k = (torch.randn(1, 8, 64) * 64).half()
+    # The fix scales q by 1/sqrt(d_k) *before* the product, so the scores never overflow.
+    scores = (q / math.sqrt(64)) @ k.transpose(-2, -1) if fixed else (q @ k.transpose(-2, -1)) / math.sqrt(64)
+    weights = torch.softmax(scores.float(), dim=-1)
+    overflowed = int(torch.isinf(scores).sum())
+    nan_rows = int(torch.isnan(weights).any(dim=-1).sum())
+    return Outcome(
+        f"{overflowed} of {scores.numel()} scores are inf; {nan_rows} of {scores.size(-2)} weight rows are NaN",
+        bad=overflowed > 0,
+    )
+
+
+def naive_softmax(fixed: bool) -> Outcome:
+    """exp(s) / sum(exp(s)) written by hand, on scores of a few hundred."""
+    scores = torch.tensor([[120.0, 95.0, 100.0]])
+    if fixed:
+        weights = torch.softmax(scores, dim=-1)  # subtracts the row maximum first
+    else:
+        weights = torch.exp(scores) / torch.exp(scores).sum(dim=-1, keepdim=True)
+    return Outcome(f"weights {[round(w, 3) for w in weights[0].tolist()]}", bad=bool(torch.isnan(weights).any()))
+
+
+# --8<-- [end:nan]
+
+
+# --8<-- [start:training]
+def loss_does_not_fall(fixed: bool) -> Outcome:
+    """Adam with a learning rate of 0.1 on the sum task."""
+    result = train_sum_model(steps=200, seed=0, lr=1e-3 if fixed else 1e-1)
+    return Outcome(f"held-out MSE after 200 steps: {result.eval_loss:.3f}", bad=result.eval_loss > 0.5)
+
+
+def dropout_at_inference(fixed: bool) -> Outcome:
+    """Predicting with the model still in train() mode."""
+    torch.manual_seed(0)
+    model = SumModel(dropout=0.1)
+    numbers = torch.tensor([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]])
+    model.eval() if fixed else model.train()
+    with torch.no_grad():
+        predictions = torch.stack([model(numbers)[0] for _ in range(5)])
+    spread = (predictions.max() - predictions.min()).item()
+    return Outcome(f"five calls on one input spread over {spread:.4f}", bad=spread > 0)
+
+
+def batch_first_forgotten(fixed: bool) -> Outcome:
+    """nn.MultiheadAttention without batch_first=True reads (B, T, d) as (T, B, d)."""
+    torch.manual_seed(0)
+    reference = nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    ours = multi_head_attention_from_torch(reference)
+    theirs = nn.MultiheadAttention(16, 4, batch_first=fixed).eval()
+    theirs.load_state_dict(reference.state_dict())
+    x = torch.randn(3, 5, 16)  # (B, T, d_model)
+    difference = (ours(x)[0] - theirs(x, x, x)[0]).abs().max().item()
+    return Outcome(f"no error; outputs differ by {difference:.2f}", bad=difference > 1e-4)
+
+
+# --8<-- [end:training]
+
+
+# --8<-- [start:mask_bugs]
+def causal_mask_off_by_one(fixed: bool) -> Outcome:
+    """tril(diagonal=1) as the allowed mask: token t also sees token t + 1."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 6, 8)
+    allowed = causal_mask(6) if fixed else torch.ones(6, 6, dtype=torch.bool).tril(diagonal=1)
+    changed = x.clone()
+    changed[0, 3] += 1.0  # change token 3 only
+    before, _ = scaled_dot_product_attention(x, x, x, mask=allowed)
+    after, _ = scaled_dot_product_attention(changed, changed, changed, mask=allowed)
+    leak = (after[0, 2] - before[0, 2]).abs().max().item()  # token 2 must not see token 3
+    return Outcome(f"output at t = 2 moves by {leak:.3f} when token 3 changes", bad=leak > 0)
+
+
+def large_negative_bias_leaks(fixed: bool) -> Outcome:
+    """A -1e4 bias with left padding: a query whose allowed keys are all padding attends everywhere."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 5, 8)  # tokens 0 and 1 are left padding
+    allowed = causal_mask(5) & padding_mask(torch.tensor([3]), max_len=5).flip(-1)[0, 0]  # (5, 5)
+    if fixed:
+        _, weights = scaled_dot_product_attention(x, x, x, mask=allowed)
+    else:
+        bias = torch.zeros(5, 5).masked_fill(~allowed, -1e4)
+        weights = torch.softmax(x @ x.transpose(-2, -1) / math.sqrt(8) + bias, dim=-1)
+    future = weights[0, 0, 1:].sum().item()  # query 0 looking at keys after it
+    return Outcome(f"query 0 puts {future:.2f} of its weight on later tokens", bad=future > 1e-6)
+
+
+def padding_left_unmasked(fixed: bool) -> Outcome:
+    """No padding mask: the real tokens' outputs depend on what fills the padding."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 5, 8)  # 3 real tokens, 2 padding slots
+    other = x.clone()
+    other[0, 3:] = torch.randn(2, 8)  # different padding content
+    mask = padding_mask(torch.tensor([3]), max_len=5)[0] if fixed else None  # (1, 1, 5)
+    out_a, _ = scaled_dot_product_attention(x, x, x, mask=mask)
+    out_b, _ = scaled_dot_product_attention(other, other, other, mask=mask)
+    change = (out_a[0, :3] - out_b[0, :3]).abs().max().item()
+    return Outcome(f"real tokens' outputs move by {change:.3f} with the padding", bad=change > 1e-6)
+
+
+# --8<-- [end:mask_bugs]
+
+
+def _pair(function: Callable[[bool], Outcome]) -> dict[str, Callable[[], Outcome]]:
+    return {"broken": lambda: function(False), "fixed": lambda: function(True)}
+
+
+PROBLEMS: list[Problem] = [
+    Problem(
+        "linear_width",
+        "Shape error in a projection",
+        "The last axis of the input is not the width the `nn.Linear` was built for (here 32 against d_model = 64).",
+        "Embed or project tokens to d_model first; print `x.shape` before each projection.",
+        **_pair(linear_width_mismatch),
+    ),
+    Problem(
+        "position_table",
+        "Shape error when adding positions",
+        "The whole position table (max_len rows) is added to a shorter sequence.",
+        "Slice the table to the sequence: `table[:x.size(1)]`.",
+        **_pair(position_table_mismatch),
+    ),
+    Problem(
+        "no_transpose",
+        "Heads split without the transpose",
+        "`view(B, h, T, d_k)` on (B, T, d_model) reinterprets memory: a head gets pieces of several tokens.",
+        "`view(B, T, h, d_k).transpose(1, 2)`, as in `split_heads`.",
+        **_pair(heads_without_transpose),
+    ),
+    Problem(
+        "mask_shape",
+        "A mask that does not broadcast to (B, h, T, T)",
+        "A (B, T) padding mask is lined up with the last two axes of the scores, not with the batch.",
+        "Give it singleton axes: `mask[:, None, None, :]`, shape (B, 1, 1, T).",
+        **_pair(mask_does_not_broadcast),
+    ),
+    Problem(
+        "mask_flipped",
+        "Weights land on the padding",
+        "A True = blocked mask (nn.MultiheadAttention's convention) used where True = may attend.",
+        "Use one convention everywhere and convert at the boundary (`to_torch_multihead_mask`).",
+        **_pair(mask_convention_flipped),
+    ),
+    Problem(
+        "softmax_axis",
+        "Weights that do not sum to 1 per query",
+        "Softmax over the query axis (dim=-2) instead of the key axis.",
+        "`softmax(scores, dim=-1)`: each query distributes its attention over the keys.",
+        **_pair(softmax_over_wrong_axis),
+    ),
+    Problem(
+        "fully_masked_nan",
+        "NaN loss from a fully masked row",
+        "Every key of a query is -inf: softmax computes 0 / 0.",
+        "Define such rows as zeros, as this site's `scaled_dot_product_attention` and PyTorch's kernel do.",
+        **_pair(fully_masked_row),
+    ),
+    Problem(
+        "fp16_overflow",
+        "inf and NaN from unscaled scores in float16",
+        "q.k of large activations exceeds float16's maximum of 65,504 and becomes inf; a row with +inf turns NaN.",
+        "Scale q (or q and k) by 1/sqrt(d_k) before the product; keep the softmax in float32.",
+        **_pair(unscaled_scores_in_float16),
+    ),
+    Problem(
+        "naive_softmax",
+        "NaN from huge inputs to a hand-written softmax",
+        "exp(120) overflows float32 to inf, and inf / inf is NaN.",
+        "Use `torch.softmax`, which subtracts each row's maximum first.",
+        **_pair(naive_softmax),
+    ),
+    Problem(
+        "learning_rate",
+        "Loss does not fall",
+        "The learning rate is far too high for Adam on this model.",
+        "Start near 1e-3 (with warm-up for larger models) and lower it if the loss jumps.",
+        **_pair(loss_does_not_fall),
+    ),
+    Problem(
+        "dropout_on",
+        "Different predictions for the same input",
+        "The model is still in train() mode, so dropout is active.",
+        "Call `model.eval()` (and use `torch.no_grad()`) before predicting.",
+        **_pair(dropout_at_inference),
+    ),
+    Problem(
+        "batch_first",
+        "Results differ from nn.MultiheadAttention",
+        "`nn.MultiheadAttention` expects (T, B, d) unless `batch_first=True`.",
+        "Build it with `batch_first=True`, copy weights, and compare with a tolerance.",
+        **_pair(batch_first_forgotten),
+    ),
+    Problem(
+        "causal_off_by_one",
+        "Causal mask off by one diagonal",
+        "`tril(diagonal=1)` lets token t see token t + 1.",
+        "`torch.ones(T, T, dtype=torch.bool).tril()` (diagonal 0), as in `causal_mask`.",
+        **_pair(causal_mask_off_by_one),
+    ),
+    Problem(
+        "bias_leak",
+        "A large negative bias still lets future tokens leak",
+        "With -1e4 instead of a hard mask, a query whose allowed keys are all padding has every key "
+        "biased alike: the bias cancels in the softmax and the query attends to all keys, the future included.",
+        "Boolean masks and a defined result for fully masked rows.",
+        **_pair(large_negative_bias_leaks),
+    ),
+    Problem(
+        "padding_unmasked",
+        "Padded positions left unmasked",
+        "Without a padding mask the real tokens attend to the padding.",
+        "Pass a padding mask (B, 1, 1, T) to every attention layer.",
+        **_pair(padding_left_unmasked),
+    ),
+]
+"""Every reproduced problem, in the order of the page's table."""
+
+
+# --8<-- [start:table]
+def markdown_table(problems: list[Problem] = PROBLEMS) -> str:
+    """The troubleshooting table, with each symptom as this version of PyTorch shows it.
+
+    Args:
+        problems: Rows to run. Defaults to all of [`PROBLEMS`][tutorial_code.troubleshooting.PROBLEMS].
+
+    Returns:
+        A Markdown table: problem, symptom of the broken variant, cause, fix and what the fix gives.
+    """
+    lines = [
+        f"Measured with torch {torch.__version__}.",
+        "",
+        "| Problem | What you see | Cause | Fix | After the fix |",
+        "|---|---|---|---|---|",
+    ]
+    for problem in problems:
+        broken, fixed = problem.broken(), problem.fixed()
+        symptom = broken.symptom.replace("|", "\\|")
+        lines.append(f"| {problem.title} | `{symptom}` | {problem.cause} | {problem.fix} | {fixed.symptom} |")
+    return "\n".join(lines)
+
+
+# --8<-- [end:table]
