@@ -35,5 +35,5 @@ def test_argmax_batch_refuses_more_than_ten_positions():
 
 
 def test_unknown_positional_encoding_is_explained():
-    with pytest.raises(ValueError, match="positional must be 'learned', 'sinusoidal' or 'none'"):
+    with pytest.raises(ValueError, match="positional must be 'sinusoidal', 'learned' or 'none'"):
         SumModel(positional="rotary")

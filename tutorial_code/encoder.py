@@ -16,7 +16,7 @@ from torch import nn
 from tutorial_code.feed_forward import FeedForward
 from tutorial_code.masks import padding_mask_from_tokens
 from tutorial_code.multi_head import MultiHeadAttention
-from tutorial_code.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
+from tutorial_code.positional import positional_encoding
 
 # --8<-- [end:imports]
 
@@ -126,14 +126,11 @@ class Encoder(nn.Module):
         pad_id: int | None = None,
     ) -> None:
         super().__init__()
-        encodings = {"sinusoidal": SinusoidalPositionalEncoding, "learned": LearnedPositionalEncoding}
-        if positional not in (*encodings, "none"):
-            raise ValueError(f"positional must be 'sinusoidal', 'learned' or 'none', got {positional!r}")
         self.d_model = d_model
         self.vocab_size = vocab_size
         self.pad_id = pad_id
         self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=pad_id)
-        self.positions = encodings[positional](d_model, max_len) if positional != "none" else nn.Identity()
+        self.positions = positional_encoding(positional, d_model, max_len)
         self.dropout = nn.Dropout(dropout)
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)

@@ -73,19 +73,27 @@ def _heatmaps(matrices: list[torch.Tensor], titles: list[str], labels: list[str]
     return fig
 
 
-def gradient_reach_figure() -> Figure:
-    """How much of the last output's gradient reaches each input: RNN against self-attention."""
-    recurrent, attention = gradient_reach(seq_len=64, d_model=32)
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    positions = range(len(recurrent))
-    ax.semilogy(positions, [max(v, 1e-30) for v in recurrent], label="RNN (nn.RNN, tanh)", color="#c62828")
-    ax.semilogy(positions, attention, label="self-attention", color="#3f51b5")
-    ax.set_xlabel("input position t (the output read is at position 63)")
-    ax.set_ylabel("gradient norm (log scale)")
-    ax.legend(fontsize=9)
+def _log_lines(series: list[tuple[str, list[float], str]], xlabel: str, ylabel: str) -> Figure:
+    """Lines on a logarithmic y axis, one per `(label, values, color)`."""
+    fig, ax = plt.subplots(figsize=(7, 3.3))
+    for label, values, color in series:
+        ax.semilogy([max(v, 1e-30) for v in values], label=label, color=color, linewidth=1.2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
+
+
+def gradient_reach_figure() -> Figure:
+    """How much of the last output's gradient reaches each input: RNN against self-attention."""
+    recurrent, attention = gradient_reach(seq_len=64, d_model=32)
+    return _log_lines(
+        [("RNN (nn.RNN, tanh)", recurrent, "#c62828"), ("self-attention", attention, "#3f51b5")],
+        "input position t (the output read is at position 63)",
+        "gradient norm (log scale)",
+    )
 
 
 def sinusoidal_table_figure() -> Figure:
@@ -119,15 +127,11 @@ def loss_curve() -> Figure:
     """Training loss of the sum task, step by step, post-norm and pre-norm with the same seed."""
     post = trained_sum_model(seed=0).losses
     pre = trained_sum_model(seed=0, norm_first=True).losses
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    ax.semilogy(post, label="post-norm (the paper)", color="#3f51b5", linewidth=1)
-    ax.semilogy(pre, label="pre-norm", color="#ef6c00", linewidth=1, alpha=0.8)
-    ax.set_xlabel("training step")
-    ax.set_ylabel("MSE loss (log scale)")
-    ax.legend(fontsize=9)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
+    return _log_lines(
+        [("post-norm (the paper)", post, "#3f51b5"), ("pre-norm", pre, "#ef6c00")],
+        "training step",
+        "MSE loss (log scale)",
+    )
 
 
 def argmax_heads() -> Figure:
@@ -144,18 +148,16 @@ def argmax_heads() -> Figure:
 
 def residual_gradients() -> Figure:
     """Gradient norm per layer in a 32-layer stack, with and without residuals and LayerNorm."""
-    fig, ax = plt.subplots(figsize=(7, 3.4))
     styles = {(True, True): "#3f51b5", (True, False): "#2e7d32", (False, True): "#ef6c00", (False, False): "#c62828"}
-    for (residual, norm), color in styles.items():
-        norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
-        label = f"residual {'on' if residual else 'off'}, LayerNorm {'on' if norm else 'off'}"
-        ax.semilogy(norms, label=label, color=color)
-    ax.set_xlabel("layer (0 = closest to the input)")
-    ax.set_ylabel("gradient norm (log scale)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
+    series = [
+        (
+            f"residual {'on' if residual else 'off'}, LayerNorm {'on' if norm else 'off'}",
+            gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm),
+            color,
+        )
+        for (residual, norm), color in styles.items()
+    ]
+    return _log_lines(series, "layer (0 = closest to the input)", "gradient norm (log scale)")
 
 
 def bench_attention() -> Figure:

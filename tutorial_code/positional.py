@@ -134,3 +134,34 @@ def _check_positions(x: torch.Tensor, table: torch.Tensor) -> None:
             f"sequence length {x.size(1)} exceeds max_len={max_len} of the position table; "
             f"build the encoding with max_len >= {x.size(1)}"
         )
+
+
+# --8<-- [start:positional_encoding]
+def positional_encoding(kind: str, d_model: int, max_len: int = 512) -> nn.Module:
+    """The positional encoding called `kind`, as used by the encoder and the digit models.
+
+    Args:
+        kind: `"sinusoidal"`, `"learned"`, or `"none"` (adds nothing; for experiments).
+        d_model: Width of the token vectors.
+        max_len: Longest sequence accepted. Defaults to 512.
+
+    Returns:
+        A module mapping (B, T, d_model) to (B, T, d_model).
+
+    Raises:
+        ValueError: If `kind` is none of the three.
+
+    Examples:
+        >>> type(positional_encoding("learned", d_model=8)).__name__
+        'LearnedPositionalEncoding'
+    """
+    if kind == "sinusoidal":
+        return SinusoidalPositionalEncoding(d_model, max_len)
+    if kind == "learned":
+        return LearnedPositionalEncoding(d_model, max_len)
+    if kind == "none":
+        return nn.Identity()
+    raise ValueError(f"positional must be 'sinusoidal', 'learned' or 'none', got {kind!r}")
+
+
+# --8<-- [end:positional_encoding]

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from tutorial_code.encoder import EncoderLayer
-from tutorial_code.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
+from tutorial_code.positional import positional_encoding
 
 # --8<-- [end:imports]
 
@@ -100,11 +100,8 @@ class SumModel(nn.Module):
         positional: str = "learned",
     ) -> None:
         super().__init__()
-        encodings = {"learned": LearnedPositionalEncoding, "sinusoidal": SinusoidalPositionalEncoding}
-        if positional not in (*encodings, "none"):
-            raise ValueError(f"positional must be 'learned', 'sinusoidal' or 'none', got {positional!r}")
         self.input_projection = nn.Linear(1, d_model)  # one number -> one token vector
-        self.positions = encodings[positional](d_model, max_len) if positional != "none" else nn.Identity()
+        self.positions = positional_encoding(positional, d_model, max_len)
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
         )
