@@ -26,6 +26,7 @@ from tutorial_code.sum_task import SumModel, train_sum_model
 # --8<-- [end:imports]
 
 
+# --8<-- [start:outcome]
 @dataclass
 class Outcome:
     """What running one variant showed.
@@ -37,6 +38,9 @@ class Outcome:
 
     symptom: str
     bad: bool
+
+
+# --8<-- [end:outcome]
 
 
 @dataclass
