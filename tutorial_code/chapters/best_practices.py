@@ -3,10 +3,29 @@
 # --8<-- [start:setup]
 import json
 
+from torch import nn
+
 from tutorial_code.bench import DEFAULT_OUTPUT, attention_flops
-from tutorial_code.sum_task import train_sum_model
+from tutorial_code.sum_task import SumModel, train_sum_model, trained_sum_model
 
 # --8<-- [end:setup]
+
+
+# --8<-- [start:init]
+def xavier_attention(model: SumModel) -> SumModel:
+    """Xavier-uniform weights and zero biases for every attention projection, as in the paper's code."""
+    for layer in model.layers:
+        for projection in (layer.attention.W_Q, layer.attention.W_K, layer.attention.W_V, layer.attention.W_O):
+            nn.init.xavier_uniform_(projection.weight)
+            nn.init.zeros_(projection.bias)
+    return model
+
+
+default_init = trained_sum_model(seed=0)  # PyTorch's default initialization, cached
+xavier_init = train_sum_model(seed=0, model=xavier_attention(SumModel()))
+for name, result in (("PyTorch default", default_init), ("Xavier-uniform attention", xavier_init)):
+    print(f"{name:>24}: first loss {result.losses[0]:5.2f}, held-out MSE after 500 steps {result.eval_loss:.4f}")
+# --8<-- [end:init]
 
 # --8<-- [start:schedule]
 print("| learning rate 0.01 | warm-up steps | gradient clipping | held-out MSE |")
