@@ -121,3 +121,12 @@ def test_mismatched_widths_are_explained():
 def test_self_attention_wrong_width_is_explained():
     with pytest.raises(ValueError, match=r"x must have shape \(B, T, d_model=8\), got shape \(2, 5, 6\)"):
         SelfAttention(d_model=8)(torch.randn(2, 5, 6))
+
+
+def test_dropout_drops_weights_and_mixes_values_with_what_is_left(qkv):
+    torch.manual_seed(0)
+    output, weights = scaled_dot_product_attention(*qkv, dropout_p=0.5)
+    assert (weights == 0).float().mean() > 0.3  # about half the weights dropped
+    torch.testing.assert_close(output, weights @ qkv[2])  # the output uses the dropped weights
+    plain, _ = scaled_dot_product_attention(*qkv)
+    torch.testing.assert_close(scaled_dot_product_attention(*qkv, dropout_p=0.0)[0], plain)

@@ -24,6 +24,7 @@ def scaled_dot_product_attention(
     key: torch.Tensor,
     value: torch.Tensor,
     mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Attend from each query to all keys and return the weighted sum of values.
 
@@ -35,6 +36,8 @@ def scaled_dot_product_attention(
         value: Values, shape (..., T_k, d_v).
         mask: Optional. A boolean mask (`True` = may attend) or a float mask that is
             added to the scores, broadcastable to (..., T_q, T_k). Defaults to None.
+        dropout_p: Probability of zeroing each attention weight (the rest are scaled by
+            1 / (1 - dropout_p)), as in PyTorch's function. Pass 0.0 at inference. Defaults to 0.0.
 
     Returns:
         A pair `(output, weights)`: `output` of shape (..., T_q, d_v) and the
@@ -80,6 +83,8 @@ def scaled_dot_product_attention(
     weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
     if mask is not None:
         weights = weights.masked_fill(no_key, 0.0)
+    if dropout_p > 0:
+        weights = torch.nn.functional.dropout(weights, p=dropout_p)
     output = weights @ value  # (..., T_q, d_v)
     return output, weights
 

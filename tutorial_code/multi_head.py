@@ -134,11 +134,8 @@ class MultiHeadAttention(nn.Module):
         self, Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Scaled dot-product attention in every head at once."""
-        heads, weights = scaled_dot_product_attention(Q, K, V, mask)
-        if self.training and self.dropout.p > 0:
-            weights = self.dropout(weights)
-            heads = weights @ V
-        return heads, weights
+        dropout_p = self.dropout.p if self.training else 0.0
+        return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
 
     def _check_inputs(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
         for name, x in (("query", query), ("key", key), ("value", value)):
