@@ -20,6 +20,8 @@ from torch import nn
 
 from tutorial_code.encoder import EncoderLayer
 from tutorial_code.positional import positional_encoding
+from tutorial_code.progress import progress
+from tutorial_code.result_cache import cache_training
 
 # --8<-- [end:imports]
 
@@ -150,6 +152,7 @@ class TrainResult:
 Batches = Callable[[int, int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
 
 
+@cache_training  # reuses the result of an earlier run of the same code when TUTORIAL_CACHE_DIR is set
 def train_sum_model(
     steps: int = 500,
     seed: int = 0,
@@ -162,6 +165,7 @@ def train_sum_model(
     loss_fn: nn.Module | None = None,
     warmup_steps: int = 0,
     clip_norm: float | None = None,
+    device: str = "cpu",
 ) -> TrainResult:
     """Train a [`SumModel`][tutorial_code.sum_task.SumModel] with Adam, one fresh batch per step.
 
@@ -182,6 +186,7 @@ def train_sum_model(
         loss_fn: The loss. Defaults to `nn.MSELoss()`.
         warmup_steps: Raise the learning rate linearly from 0 over this many steps. Defaults to 0.
         clip_norm: Clip the gradient norm to this value before each step. Defaults to None (no clipping).
+        device: Where to train, for example `"cuda"`; the trained model comes back on the CPU. Defaults to `"cpu"`.
 
     Returns:
         A [`TrainResult`][tutorial_code.sum_task.TrainResult].
@@ -199,6 +204,7 @@ def train_sum_model(
     torch.manual_seed(seed)  # initial weights and dropout
     data = torch.Generator().manual_seed(seed)  # training batches
     model = SumModel(max_len=max(16, seq_len), norm_first=norm_first) if model is None else model
+    model.to(device)
     loss_fn = nn.MSELoss() if loss_fn is None else loss_fn
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     # Warm-up: small steps while Adam's statistics are still noisy, then the full rate.
@@ -206,10 +212,10 @@ def train_sum_model(
     losses = []
     start = time.perf_counter()
     model.train()
-    for _ in range(steps):
+    for _ in progress(range(steps), total=steps, description="training"):
         inputs, targets = batches(batch_size, seq_len, data)
-        prediction, _ = model(inputs)
-        loss = loss_fn(prediction, targets)
+        prediction, _ = model(inputs.to(device))
+        loss = loss_fn(prediction, targets.to(device))
         optimizer.zero_grad()
         loss.backward()
         if clip_norm is not None:
@@ -218,6 +224,7 @@ def train_sum_model(
         schedule.step()
         losses.append(loss.item())
     seconds = time.perf_counter() - start
+    model.cpu()
     return TrainResult(model.eval(), losses, evaluate(model, seq_len, batches, loss_fn), seconds)
 
 
@@ -266,15 +273,16 @@ def predict_sum(model: SumModel, numbers: list[float]) -> float:
 
 
 @functools.cache
-def trained_sum_model(seed: int = 0, steps: int = 500, norm_first: bool = False) -> TrainResult:
+def trained_sum_model(seed: int = 0, steps: int = 500, norm_first: bool = False, device: str = "cpu") -> TrainResult:
     """Train once per process and reuse: chapters, figures and tests share this model.
 
     Args:
         seed: Passed to `train_sum_model`. Defaults to 0.
         steps: Passed to `train_sum_model`. Defaults to 500.
         norm_first: Passed to `train_sum_model`. Defaults to False.
+        device: Passed to `train_sum_model`. Defaults to `"cpu"`.
 
     Returns:
         The cached [`TrainResult`][tutorial_code.sum_task.TrainResult].
     """
-    return train_sum_model(steps=steps, seed=seed, norm_first=norm_first)
+    return train_sum_model(steps=steps, seed=seed, norm_first=norm_first, device=device)

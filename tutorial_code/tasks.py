@@ -43,20 +43,21 @@ def first_minus_last_batch(
 
 
 @functools.cache
-def train_first_minus_last(positional: str, steps: int = 600, seed: int = 0) -> TrainResult:
+def train_first_minus_last(positional: str, steps: int = 600, seed: int = 0, device: str = "cpu") -> TrainResult:
     """Train on first-minus-last with the given positional encoding (cached per process).
 
     Args:
         positional: `"learned"`, `"sinusoidal"` or `"none"`.
         steps: Optimizer steps. Defaults to 600.
         seed: Seed of weights, dropout and data. Defaults to 0.
+        device: Where to train. Defaults to `"cpu"`.
 
     Returns:
         The [`TrainResult`][tutorial_code.sum_task.TrainResult]; `eval_loss` is an MSE.
     """
     torch.manual_seed(seed)
     model = SumModel(positional=positional)
-    return train_sum_model(steps=steps, seed=seed, model=model, batches=first_minus_last_batch)
+    return train_sum_model(steps=steps, seed=seed, model=model, batches=first_minus_last_batch, device=device)
 
 
 # --8<-- [end:first_minus_last]
@@ -92,13 +93,14 @@ def argmax_batch(
 
 
 @functools.cache
-def train_argmax(steps: int = 800, seed: int = 0, seq_len: int = 8) -> TrainResult:
+def train_argmax(steps: int = 500, seed: int = 0, seq_len: int = 8, device: str = "cpu") -> TrainResult:
     """Train a model that outputs one logit per position, scored by cross-entropy (cached per process).
 
     Args:
-        steps: Optimizer steps. Defaults to 800.
+        steps: Optimizer steps. Defaults to 500.
         seed: Seed of weights, dropout and data. Defaults to 0.
         seq_len: Digits per sequence. Defaults to 8.
+        device: Where to train. Defaults to `"cpu"`.
 
     Returns:
         The [`TrainResult`][tutorial_code.sum_task.TrainResult]; `eval_loss` is a cross-entropy.
@@ -106,7 +108,13 @@ def train_argmax(steps: int = 800, seed: int = 0, seq_len: int = 8) -> TrainResu
     torch.manual_seed(seed)
     model = SumModel(num_outputs=seq_len, positional="sinusoidal")
     return train_sum_model(
-        steps=steps, seed=seed, seq_len=seq_len, model=model, batches=argmax_batch, loss_fn=nn.CrossEntropyLoss()
+        steps=steps,
+        seed=seed,
+        seq_len=seq_len,
+        model=model,
+        batches=argmax_batch,
+        loss_fn=nn.CrossEntropyLoss(),
+        device=device,
     )
 
 

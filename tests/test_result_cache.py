@@ -1,0 +1,134 @@
+"""The result cache: a result is reused only while the code behind it is unchanged, and a reused training
+leaves the caller exactly where a real one would."""
+
+import shutil
+
+import pytest
+import torch
+
+import tutorial_code.result_cache as result_cache
+from tutorial_code.result_cache import cache_training, cached, code_fingerprint, dependencies
+from tutorial_code.sum_task import SumModel, train_sum_model
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTORIAL_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_without_the_variable_nothing_is_cached(monkeypatch):
+    monkeypatch.delenv("TUTORIAL_CACHE_DIR", raising=False)
+    calls = []
+    assert cached("key", lambda: calls.append(1) or len(calls)) == 1
+    assert cached("key", lambda: calls.append(1) or len(calls)) == 2
+
+
+def test_a_value_is_computed_once_per_key(cache_dir):
+    calls = []
+    assert cached("key", lambda: calls.append(1) or "first") == "first"
+    assert cached("key", lambda: calls.append(1) or "second") == "first"
+    assert cached("other key", lambda: calls.append(1) or "third") == "third"
+    assert len(calls) == 2
+    assert len(list(cache_dir.glob("*.pt"))) == 2
+
+
+def test_an_unreadable_entry_is_computed_again(cache_dir):
+    cached("key", lambda: "value")
+    for entry in cache_dir.glob("*.pt"):
+        entry.write_bytes(b"not a pickle")
+    assert cached("key", lambda: "fresh") == "fresh"
+
+
+def test_dependencies_follow_imports_through_the_package():
+    assert dependencies(["tutorial_code.encoder"]) >= {
+        "tutorial_code.encoder",
+        "tutorial_code.multi_head",
+        "tutorial_code.attention",
+        "tutorial_code.masks",
+        "tutorial_code.feed_forward",
+        "tutorial_code.positional",
+    }
+    assert "tutorial_code.masks" not in dependencies(["tutorial_code.why_attention"])
+
+
+def test_the_fingerprint_changes_with_the_code_a_computation_imports(tmp_path, monkeypatch):
+    copy = tmp_path / "tutorial_code"
+    shutil.copytree(result_cache.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(result_cache, "PACKAGE_DIR", copy)
+    encoder, why = code_fingerprint(["tutorial_code.encoder"]), code_fingerprint(["tutorial_code.why_attention"])
+    masks = copy / "masks.py"
+    masks.write_text(masks.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
+    assert code_fingerprint(["tutorial_code.encoder"]) != encoder  # encoder imports masks
+    assert code_fingerprint(["tutorial_code.why_attention"]) == why  # why_attention does not
+    source = "from tutorial_code.masks import causal_mask\nprint(causal_mask(3))"
+    assert code_fingerprint(source=source) != code_fingerprint(source=source.replace("3", "4"))
+
+
+def test_editing_the_cache_itself_keeps_the_trained_models(tmp_path, monkeypatch):
+    copy = tmp_path / "tutorial_code"
+    shutil.copytree(result_cache.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(result_cache, "PACKAGE_DIR", copy)
+    before = code_fingerprint(["tutorial_code.sum_task"])
+    for neutral in ("result_cache.py", "progress.py"):
+        (copy / neutral).write_text((copy / neutral).read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
+    assert code_fingerprint(["tutorial_code.sum_task"]) == before
+
+
+def test_a_reused_training_gives_the_same_result_weights_and_random_state(cache_dir):
+    first = train_sum_model(steps=3, seed=5)
+    after_first = torch.rand(3)
+    torch.manual_seed(123)  # whatever state the caller is in, training reseeds
+    second = train_sum_model(steps=3, seed=5)
+    after_second = torch.rand(3)
+    assert second.losses == first.losses and second.seconds == first.seconds
+    assert torch.equal(after_first, after_second)  # the code after training draws the same numbers
+    for a, b in zip(first.model.state_dict().values(), second.model.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    assert len(list(cache_dir.glob("*.pt"))) == 1
+
+
+def test_a_model_passed_in_is_trained_in_place_on_reuse(cache_dir):
+    torch.manual_seed(0)
+    trained_once = train_sum_model(steps=3, seed=0, model=SumModel())
+    torch.manual_seed(0)
+    given = SumModel()
+    result = train_sum_model(steps=3, seed=0, model=given)
+    assert result.model is given and not given.training
+    for a, b in zip(given.state_dict().values(), trained_once.model.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_different_arguments_or_initial_weights_are_different_entries(cache_dir):
+    train_sum_model(steps=2, seed=0)
+    train_sum_model(steps=2, seed=1)
+    train_sum_model(steps=2, seed=0, lr=1e-2)
+    torch.manual_seed(7)
+    train_sum_model(steps=2, seed=0, model=SumModel())
+    torch.manual_seed(8)
+    train_sum_model(steps=2, seed=0, model=SumModel())
+    frozen = SumModel()
+    frozen.head.weight.requires_grad_(False)
+    train_sum_model(steps=2, seed=0, model=frozen)
+    assert len(list(cache_dir.glob("*.pt"))) == 6
+
+
+def test_cache_training_keeps_the_signature_and_docstring():
+    assert train_sum_model.__name__ == "train_sum_model"
+    assert "Adam" in train_sum_model.__doc__
+    assert cache_training.__doc__
+
+
+def test_a_pasted_copy_of_a_package_function_shares_its_results_and_an_edited_copy_does_not(cache_dir):
+    """A page includes tasks.py's code and runs it in its own namespace: the same code, the same results."""
+    from snippets import section
+
+    from tutorial_code.tasks import first_minus_last_batch
+
+    train_sum_model(steps=2, seed=0, batches=first_minus_last_batch)
+    code = section("tutorial_code/tasks.py", "imports") + "\n" + section("tutorial_code/tasks.py", "first_minus_last")
+    for source in (code, code.replace("numbers[:, 0] - numbers[:, -1]", "numbers[:, 0] + numbers[:, -1]")):
+        namespace = {"__name__": "pasted"}
+        exec(compile(source, "<pasted>", "exec"), namespace)
+        train_sum_model(steps=2, seed=0, batches=namespace["first_minus_last_batch"])
+    assert len(list(cache_dir.glob("*.pt"))) == 2
