@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import cached_env
 from snippets import INCLUDE, ROOT, pages, python_blocks
 
 PAGES_WITH_CODE = [p for p in pages() if python_blocks(p)]
@@ -44,7 +45,11 @@ def test_page_runs_every_section_of_its_chapter_script_in_order(page):
 
 
 def run(*args: str) -> str:
-    result = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    # Trained models come from the build's result cache when it has them (tutorial_code.result_cache):
+    # the program still runs every line, it only skips re-training what the same code already trained.
+    result = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=600, env=cached_env()
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 

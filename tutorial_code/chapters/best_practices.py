@@ -1,5 +1,11 @@
-"""Chapter: best practices. Run: python -m tutorial_code.chapters.best_practices"""
+# %% [markdown]
+# # Best practices
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial best-practices`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import json
 
@@ -11,6 +17,15 @@ from tutorial_code.sum_task import SumModel, train_sum_model, trained_sum_model
 # --8<-- [end:setup]
 
 
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 500  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:init]
 def xavier_attention(model: SumModel) -> SumModel:
     """Xavier-uniform weights and zero biases for every attention projection, as in the paper's code."""
@@ -21,20 +36,24 @@ def xavier_attention(model: SumModel) -> SumModel:
     return model
 
 
-default_init = trained_sum_model(seed=0)  # PyTorch's default initialization, cached
-xavier_init = train_sum_model(seed=0, model=xavier_attention(SumModel()))
+default_init = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # PyTorch's default initialization
+xavier_init = train_sum_model(steps=STEPS, seed=SEED, model=xavier_attention(SumModel()), device=DEVICE)
 for name, result in (("PyTorch default", default_init), ("Xavier-uniform attention", xavier_init)):
-    print(f"{name:>24}: first loss {result.losses[0]:5.2f}, held-out MSE after 500 steps {result.eval_loss:.4f}")
+    print(f"{name:>24}: first loss {result.losses[0]:5.2f}, held-out MSE after {STEPS} steps {result.eval_loss:.4f}")
 # --8<-- [end:init]
 
+
+# %%
 # --8<-- [start:schedule]
 print("| learning rate 0.01 | warm-up steps | gradient clipping | held-out MSE |")
 print("|---|---|---|---|")
 for warmup_steps, clip_norm in ((0, None), (100, None), (0, 1.0), (100, 1.0)):
-    result = train_sum_model(steps=500, seed=0, lr=1e-2, warmup_steps=warmup_steps, clip_norm=clip_norm)
+    result = train_sum_model(STEPS, SEED, lr=1e-2, warmup_steps=warmup_steps, clip_norm=clip_norm, device=DEVICE)
     print(f"| | {warmup_steps} | {clip_norm or 'none'} | {result.eval_loss:.4f} |")
 # --8<-- [end:schedule]
 
+
+# %%
 # --8<-- [start:results_file]
 results = json.loads(DEFAULT_OUTPUT.read_text(encoding="utf-8"))  # written by python -m tutorial_code.bench
 machine, settings = results["machine"], results["settings"]
@@ -46,6 +65,8 @@ print(
 )
 # --8<-- [end:results_file]
 
+
+# %%
 # --8<-- [start:attention_table]
 names = {
     "naive": "hand-written, matmul + softmax",
@@ -79,6 +100,8 @@ for backward in (False, True):
             print(f"| {label} | " + " | ".join(cells) + " |")
 # --8<-- [end:attention_table]
 
+
+# %%
 # --8<-- [start:targets]
 at_1024 = {r["variant"]: r for r in results["attention"] if r["seq_len"] == 1024 and not r["backward"]}
 efficient, reference = at_1024["sdpa"], at_1024["torch_mha"]
@@ -91,6 +114,8 @@ print(
 )
 # --8<-- [end:targets]
 
+
+# %%
 # --8<-- [start:savings]
 plain, checkpointed = results["checkpointing"]
 print(

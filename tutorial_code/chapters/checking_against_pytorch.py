@@ -1,5 +1,11 @@
-"""Chapter: checking against PyTorch. Run: python -m tutorial_code.chapters.checking_against_pytorch"""
+# %% [markdown]
+# # 9. Checking against PyTorch
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial checking-against-pytorch`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 from torch import nn
@@ -10,8 +16,16 @@ from tutorial_code.masks import padding_mask, to_torch_multihead_mask
 
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the random weights and inputs
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:multi_head]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 theirs = nn.MultiheadAttention(embed_dim=64, num_heads=8, batch_first=True).eval()
 ours = multi_head_attention_from_torch(theirs)
 x = torch.randn(4, 32, 64)
@@ -23,21 +37,27 @@ print(f"output differs by  {(our_output - their_output).abs().max():.1e}")
 print(f"weights differ by  {(our_weights - their_weights).abs().max():.1e}")
 # --8<-- [end:multi_head]
 
+
+# %%
 # --8<-- [start:encoder_layer]
 for norm_first in (False, True):
-    torch.manual_seed(0)
+    torch.manual_seed(SEED)
     layer = nn.TransformerEncoderLayer(64, 8, dim_feedforward=128, dropout=0.0, batch_first=True, norm_first=norm_first)
     our_layer = encoder_layer_from_torch(layer.eval())
     difference = (our_layer(x, mask=mask)[0] - layer(x, src_key_padding_mask=key_padding_mask)).abs().max()
     print(f"{'pre-norm' if norm_first else 'post-norm'} layer output differs by {difference:.1e}")
 # --8<-- [end:encoder_layer]
 
+
+# %%
 # --8<-- [start:float64]
 theirs64, ours64, x64 = theirs.double(), ours.double(), x.double()
 difference = (ours64(x64, mask=mask)[0] - theirs64(x64, x64, x64, key_padding_mask=key_padding_mask)[0]).abs().max()
 print(f"in float64 the output differs by {difference:.1e}")
 # --8<-- [end:float64]
 
+
+# %%
 # --8<-- [start:parameter_count]
 ours = EncoderLayer(d_model=512, num_heads=8, d_ff=2048)
 theirs = nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048)

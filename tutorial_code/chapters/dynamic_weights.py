@@ -1,5 +1,11 @@
-"""Chapter: dynamic weights. Run: python -m tutorial_code.chapters.dynamic_weights"""
+# %% [markdown]
+# # 5. Dynamic weights
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial dynamic-weights`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 
@@ -8,8 +14,18 @@ from tutorial_code.sum_task import predict_sum, trained_sum_model
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 500  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:two_inputs]
-model = trained_sum_model(seed=0, steps=500).model.eval()  # trained once per build, reused
+model = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE).model.eval()  # trained once, reused
 nines = [9.0] * 8
 ramp = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 with torch.no_grad():

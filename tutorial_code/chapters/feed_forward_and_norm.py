@@ -1,5 +1,11 @@
-"""Chapter: FFN, residuals and LayerNorm. Run: python -m tutorial_code.chapters.feed_forward_and_norm"""
+# %% [markdown]
+# # 7. Feed-forward, residuals and LayerNorm
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial feed-forward-and-norm`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 from torch import nn
@@ -10,15 +16,27 @@ from tutorial_code.sum_task import trained_sum_model
 
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 500  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:ffn_std]
 stds = []
-for seed in range(5):
+for seed in range(SEED, SEED + 5):
     torch.manual_seed(seed)
     ffn = FeedForward(d_model=512, d_ff=2048)  # PyTorch's default initialization
     stds.append(ffn(torch.randn(2, 10, 512)).std().item())
-print("std of the FFN output for unit-variance input, seeds 0-4:", ", ".join(f"{s:.3f}" for s in stds))
+print(f"std of the FFN output for unit-variance input, seeds {SEED}-{SEED + 4}:", ", ".join(f"{s:.3f}" for s in stds))
 # --8<-- [end:ffn_std]
 
+
+# %%
 # --8<-- [start:deep_stack]
 print(f"{'residual':>8} {'LayerNorm':>9} {'grad, layer 0':>14} {'grad, layer 31':>15}")
 for residual in (True, False):
@@ -27,8 +45,10 @@ for residual in (True, False):
         print(f"{residual!s:>8} {norm!s:>9} {norms[0]:>14.1e} {norms[-1]:>15.1e}")
 # --8<-- [end:deep_stack]
 
+
+# %%
 # --8<-- [start:layer_norm_gradient]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 x = torch.randn(2, 10, 64, requires_grad=True)
 x.sum().backward()
 print(f"gradient norm of x.sum():            {x.grad.norm():.4f}  (sqrt(2*10*64) = {(2 * 10 * 64) ** 0.5:.4f})")
@@ -37,10 +57,12 @@ nn.LayerNorm(64)(x).sum().backward()
 print(f"gradient norm of LayerNorm(x).sum(): {x.grad.norm():.1e}")
 # --8<-- [end:layer_norm_gradient]
 
+
+# %%
 # --8<-- [start:post_vs_pre]
 print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}")
-for seed in (0, 1, 2):
-    post = trained_sum_model(seed=seed)  # train_sum_model(seed=seed), cached for the figures
-    pre = trained_sum_model(seed=seed, norm_first=True)
+for seed in (SEED, SEED + 1, SEED + 2):
+    post = trained_sum_model(seed=seed, steps=STEPS, device=DEVICE)  # cached: the figures reuse it
+    pre = trained_sum_model(seed=seed, steps=STEPS, norm_first=True, device=DEVICE)
     print(f"{seed:>4} {post.eval_loss:>14.4f} {pre.eval_loss:>13.4f}")
 # --8<-- [end:post_vs_pre]

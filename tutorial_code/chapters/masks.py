@@ -1,5 +1,11 @@
-"""Chapter: masks. Run: python -m tutorial_code.chapters.masks"""
+# %% [markdown]
+# # 3. Masks
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial masks`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 import torch.nn.functional as F
@@ -12,24 +18,36 @@ from tutorial_code.multi_head import MultiHeadAttention
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the random weights and inputs
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:padding]
 tokens = torch.tensor([[5, 8, 3, 0, 0], [7, 2, 0, 0, 0]])  # 0 is the padding token
 mask = padding_mask_from_tokens(tokens, pad_id=0)  # (B, 1, 1, T)
 print("mask shape:", tuple(mask.shape))
 print("same as from lengths:", torch.equal(mask, padding_mask(torch.tensor([3, 2]), max_len=5)))
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 x = torch.randn(2, 1, 5, 4)  # (B, h=1, T, d_k)
 _, weights = scaled_dot_product_attention(x, x, x, mask=mask)
 print("weights of sequence 1 (2 real tokens, 3 padding):")
 print(weights[1, 0])
 # --8<-- [end:padding]
 
+
+# %%
 # --8<-- [start:causal]
 print(causal_mask(5).int())
 combined = causal_mask(5) & padding_mask(torch.tensor([3, 2]), max_len=5)  # (B, 1, 5, 5)
 print("causal and padding together:", tuple(combined.shape))
 # --8<-- [end:causal]
 
+
+# %%
 # --8<-- [start:minus_inf]
 scores = torch.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, 0.0]])
 blocked = torch.tensor([[False, False, True], [True, True, True]])  # row 1: every key blocked
@@ -37,8 +55,10 @@ print("softmax with -inf:", torch.softmax(scores.masked_fill(blocked, float("-in
 print("softmax with -1e4:", torch.softmax(scores.masked_fill(blocked, -1e4), dim=-1))
 # --8<-- [end:minus_inf]
 
+
+# %%
 # --8<-- [start:behaviour_table]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 B, T, d_model, num_heads = 2, 4, 8, 2
 x = torch.randn(B, T, d_model)
 lengths = torch.tensor([4, 0])  # sequence 1 is all padding: each of its queries has no key left

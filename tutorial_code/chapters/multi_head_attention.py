@@ -1,5 +1,11 @@
-"""Chapter: multi-head attention and W_O. Run: python -m tutorial_code.chapters.multi_head_attention"""
+# %% [markdown]
+# # 4. Multi-head attention and W_O
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial multi-head-attention`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 from torch import nn
@@ -12,8 +18,18 @@ from tutorial_code.sum_task import SumModel, train_sum_model, trained_sum_model
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 500  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:shapes]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 B, T, d_model, num_heads = 2, 5, 16, 4
 attention = MultiHeadAttention(d_model, num_heads)
 x = torch.randn(B, T, d_model)
@@ -32,8 +48,10 @@ print("after W_O        ", tuple(output.shape), "  (B, T, d_model)")
 print("same as the module:", torch.allclose(output, attention(x)[0]))
 # --8<-- [end:shapes]
 
+
+# %%
 # --8<-- [start:w_o_blocks]
-result = trained_sum_model(seed=0, steps=500)  # the sum-task model, trained once per build
+result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # the sum-task model, trained once
 W_O = result.model.layers[0].attention.W_O.weight  # (d_model, h * d_k)
 h = result.model.layers[0].attention.num_heads
 d_model = W_O.size(0)
@@ -51,20 +69,23 @@ print(
 # --8<-- [end:w_o_blocks]
 
 
+# %%
 # --8<-- [start:concat_only]
-with_w_o = trained_sum_model(seed=0, steps=500)
-torch.manual_seed(0)
+with_w_o = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
+torch.manual_seed(SEED)
 model = SumModel()
 for layer in model.layers:
     layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing, no parameters
-without_w_o = train_sum_model(seed=0, steps=500, model=model)
+without_w_o = train_sum_model(steps=STEPS, seed=SEED, model=model, device=DEVICE)
 for name, result in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
     parameters = sum(p.numel() for p in result.model.parameters())
     print(f"{name:>24}: {parameters:,} parameters, held-out MSE {result.eval_loss:.4f}")
 # --8<-- [end:concat_only]
 
+
+# %%
 # --8<-- [start:efficient]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 naive = MultiHeadAttention(d_model=64, num_heads=8).eval()
 efficient = EfficientMultiHeadAttention(d_model=64, num_heads=8).eval()
 efficient.load_state_dict(naive.state_dict())  # same W_Q, W_K, W_V, W_O

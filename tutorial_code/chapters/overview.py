@@ -1,12 +1,28 @@
-"""Home page: the result the reader builds towards. Run: python -m tutorial_code.chapters.overview"""
+# %% [markdown]
+# # Overview: the model this tutorial builds
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial overview`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 from tutorial_code.sum_task import predict_sum, trained_sum_model
 
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 500  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:summary]
-result = trained_sum_model(seed=0, steps=500)
+result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
 numbers = [3, 1, 4, 1, 5, 9, 2, 6]
 print(
     f"On the machine that built this page, {len(result.losses)} training steps took "

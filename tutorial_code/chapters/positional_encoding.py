@@ -1,5 +1,11 @@
-"""Chapter: positional encoding. Run: python -m tutorial_code.chapters.positional_encoding"""
+# %% [markdown]
+# # 6. Positional encoding
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial positional-encoding`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 
@@ -10,8 +16,18 @@ from tutorial_code.tasks import train_first_minus_last
 torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 600  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:order_blind]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 attention = MultiHeadAttention(d_model=16, num_heads=4).eval()
 x = torch.randn(1, 5, 16)  # five token vectors, no positions added
 reverse = torch.tensor([4, 3, 2, 1, 0])
@@ -21,6 +37,8 @@ output_of_reversed, _ = attention(x[:, reverse])
 print("outputs equal up to the reordering:", torch.allclose(output_of_reversed, output[:, reverse], atol=1e-6))
 # --8<-- [end:order_blind]
 
+
+# %%
 # --8<-- [start:table]
 table = sinusoidal_table(max_len=50, d_model=16)
 print("positions 0-2, features 0-5:")
@@ -29,10 +47,12 @@ similarity = table @ table.T  # dot products between position vectors
 print("dot product of position 10 with positions 8..12:", similarity[10, 8:13])
 # --8<-- [end:table]
 
+
+# %%
 # --8<-- [start:compare]
 print(f"{'positions':>10} {'held-out MSE':>13}")
 for positional in ("none", "sinusoidal", "learned"):
-    result = train_first_minus_last(positional, steps=600, seed=0)
+    result = train_first_minus_last(positional, steps=STEPS, seed=SEED, device=DEVICE)
     print(f"{positional:>10} {result.eval_loss:>13.3f}")
 numbers = torch.randint(0, 10, (100_000, 8)).float()
 print(f"variance of the target (the MSE of always answering its mean): {(numbers[:, 0] - numbers[:, -1]).var():.1f}")

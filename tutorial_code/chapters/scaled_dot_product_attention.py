@@ -1,5 +1,11 @@
-"""Chapter: scaled dot-product attention. Run: python -m tutorial_code.chapters.scaled_dot_product_attention"""
+# %% [markdown]
+# # 2. Scaled dot-product attention
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial scaled-dot-product-attention`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import math
 
@@ -12,6 +18,14 @@ from tutorial_code.masks import causal_mask
 torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the random weights and inputs
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:tiny_example]
 # Three tokens, each a 4-number vector. Token 0 and token 2 point the same way.
 x = torch.tensor(
@@ -30,16 +44,20 @@ print("output row 0 = weighted sum of value rows:")
 print(output[0, 0], "==", weights[0, 0] @ x[0])
 # --8<-- [end:tiny_example]
 
+
+# %%
 # --8<-- [start:qkv]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 attention = SelfAttention(d_model=4, d_k=4)  # W_Q, W_K, W_V: three learned 4x4 matrices
 output, weights = attention(x)
 print("weights with learned projections (before any training):")
 print(weights[0].detach())
 # --8<-- [end:qkv]
 
+
+# %%
 # --8<-- [start:spread]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 print(f"{'d_k':>5} {'std of q.k':>11} {'sqrt(d_k)':>10} {'std of q.k/sqrt(d_k)':>21}")
 for d_k in (16, 64, 256):
     q = torch.randn(10_000, d_k)  # 10,000 query-key pairs with unit-variance entries
@@ -48,8 +66,10 @@ for d_k in (16, 64, 256):
     print(f"{d_k:>5} {scores.std():>11.2f} {math.sqrt(d_k):>10.2f} {(scores / math.sqrt(d_k)).std():>21.2f}")
 # --8<-- [end:spread]
 
+
+# %%
 # --8<-- [start:peak]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 d_k, num_keys = 64, 16
 q = torch.randn(1_000, 1, d_k)  # 1,000 queries, each against its own 16 keys
 k = torch.randn(1_000, num_keys, d_k)
@@ -63,8 +83,10 @@ for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt
     print(f"{name:>8}: top weight {top_weight:.2f} (uniform: {1 / num_keys:.3f}), softmax gradient {gradient_size:.3f}")
 # --8<-- [end:peak]
 
+
+# %%
 # --8<-- [start:single_score]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 q = torch.randn(1, 1, 64)
 k = torch.randn(1, 1, 64)
 score = q @ k.transpose(-2, -1)  # shape (1, 1, 1): a single number
@@ -72,13 +94,17 @@ print("one score:", score.flatten())
 print("its std:", score.std())  # std of a single number: 0 / 0
 # --8<-- [end:single_score]
 
+
+# %%
 # --8<-- [start:causal]
 output, weights = scaled_dot_product_attention(x, x, x, mask=causal_mask(3))
 print(weights[0])
 # --8<-- [end:causal]
 
+
+# %%
 # --8<-- [start:check_torch]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 query, key, value = torch.randn(3, 2, 8, 10, 16)  # (B=2, h=8, T=10, d_k=16) each
 for name, kwargs in (
     ("no mask", {}),

@@ -1,5 +1,11 @@
-"""Chapter: the complete model, trained. Run: python -m tutorial_code.chapters.training"""
+# %% [markdown]
+# # 8. The complete model, trained
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial training`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 
@@ -9,27 +15,41 @@ from tutorial_code.tasks import accuracy, argmax_batch, train_argmax
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 500  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:sum_task]
-result = trained_sum_model(seed=0, steps=500)  # train_sum_model(steps=500, seed=0), cached
-for step in (0, 100, 200, 300, 400, 499):
+result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # train_sum_model, cached
+for step in sorted({*range(0, STEPS, max(1, STEPS // 5)), STEPS - 1}):
     print(f"step {step:>3}: training loss {result.losses[step]:.4f}")
 print(f"held-out loss in eval mode: {result.eval_loss:.4f}  (training took {result.seconds:.1f} s)")
 print(f"parameters: {sum(p.numel() for p in result.model.parameters()):,}")
 # --8<-- [end:sum_task]
 
+
+# %%
 # --8<-- [start:predict]
 numbers = [3, 1, 4, 1, 5, 9, 2, 6]
 print(f"eval mode:  {predict_sum(result.model, numbers):.2f} (true sum {sum(numbers)})")
 result.model.train()  # dropout on: every call drops different features
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 with torch.no_grad():
     noisy = [result.model(torch.tensor([numbers], dtype=torch.float32))[0].item() * 10 for _ in range(5)]
 result.model.eval()
 print("train mode:", ", ".join(f"{p:.2f}" for p in noisy))
 # --8<-- [end:predict]
 
+
+# %%
 # --8<-- [start:argmax]
-argmax_result = train_argmax(steps=800, seed=0)  # cached: the figure below reuses it
+argmax_result = train_argmax(steps=STEPS, seed=SEED, device=DEVICE)  # cached: the figure below reuses it
 print(f"held-out cross-entropy {argmax_result.eval_loss:.3f}, accuracy {accuracy(argmax_result.model):.1%}")
 numbers, targets = argmax_batch(256, 8, torch.Generator().manual_seed(7))
 with torch.no_grad():

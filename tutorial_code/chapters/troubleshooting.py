@@ -1,5 +1,11 @@
-"""Chapter: troubleshooting. Run: python -m tutorial_code.chapters.troubleshooting"""
+# %% [markdown]
+# # Troubleshooting
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial troubleshooting`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import torch
 
@@ -10,19 +16,33 @@ from tutorial_code.troubleshooting import markdown_table
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
 
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the weights, the dropout and the data
+STEPS = 500  # optimizer steps of every model this chapter trains
+DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# --8<-- [end:parameters]
+
+
+# %%
 # --8<-- [start:table]
 print(markdown_table())
 # --8<-- [end:table]
 
+
+# %%
 # --8<-- [start:shapes]
 model = SumModel(num_layers=1)
 with print_shapes(model):
     model(torch.zeros(2, 8))
 # --8<-- [end:shapes]
 
+
+# %%
 # --8<-- [start:entropy]
 untrained = SumModel().eval()
-trained = trained_sum_model(seed=0).model
+trained = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE).model
 numbers = torch.tensor([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]])
 with torch.no_grad():
     for name, model in (("untrained", untrained), ("trained", trained)):
@@ -31,8 +51,10 @@ with torch.no_grad():
         print(f"{name:>9}: entropy per head, layer 0 {entropy[0]}, layer 1 {entropy[1]}")
 # --8<-- [end:entropy]
 
+
+# %%
 # --8<-- [start:gradients]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 model = SumModel()
 numbers, targets = make_batch(64, 8, torch.Generator().manual_seed(0))
 prediction, _ = model(numbers)

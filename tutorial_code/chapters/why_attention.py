@@ -1,5 +1,11 @@
-"""Chapter: why attention. Run: python -m tutorial_code.chapters.why_attention"""
+# %% [markdown]
+# # 1. Why attention
+#
+# The code of this chapter, in page order. Run it with `transformer-tutorial why-attention`,
+# or open it as a notebook (`jupytext` reads this file as one).
 
+
+# %%
 # --8<-- [start:setup]
 import os
 
@@ -9,6 +15,8 @@ from tutorial_code.why_attention import gradient_reach, time_layers
 
 # --8<-- [end:setup]
 
+
+# %%
 # --8<-- [start:timing]
 print(f"CPU threads used by PyTorch: {torch.get_num_threads()} (of {os.cpu_count()} cores)")
 print(f"{'T':>5} {'RNN (ms)':>9} {'attention (ms)':>15} {'attention / RNN':>16}")
@@ -17,6 +25,8 @@ for row in time_layers(seq_lens=(64, 128, 256, 512, 1024), d_model=64, batch_siz
     print(f"{row.seq_len:>5} {row.recurrent_ms:>9.1f} {row.attention_ms:>15.1f} {ratio:>16.1f}")
 # --8<-- [end:timing]
 
+
+# %%
 # --8<-- [start:gradient_reach]
 recurrent, attention = gradient_reach(seq_len=64, d_model=32)
 print(f"{'input position':>15} {'RNN gradient':>13} {'attention gradient':>19}")

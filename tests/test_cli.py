@@ -1,0 +1,111 @@
+"""The `transformer-tutorial` command (and `python -m tutorial_code`): every chapter runs, options work,
+bad options get a message that says what to fix."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+from conftest import ROOT, cached_env
+
+from tutorial_code.cli import chapters, read_chapter
+
+CHAPTERS = chapters()
+TIMED = {"why-attention"}  # prints wall-clock timings, which differ from run to run
+
+
+def command(*args: str, cache: bool = True) -> subprocess.CompletedProcess:
+    env = cached_env() if cache else {k: v for k, v in cached_env().items() if k != "TUTORIAL_CACHE_DIR"}
+    return subprocess.run(
+        [sys.executable, "-m", "tutorial_code", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600
+    )
+
+
+def test_every_chapter_script_is_a_command_in_reading_order():
+    scripts = {p.stem.replace("_", "-") for p in (ROOT / "tutorial_code" / "chapters").glob("*.py")} - {"--init--"}
+    assert set(CHAPTERS) == scripts
+    assert list(CHAPTERS)[:3] == ["overview", "why-attention", "scaled-dot-product-attention"]
+    assert list(CHAPTERS)[-2:] == ["troubleshooting", "best-practices"]
+
+
+def test_help_lists_every_chapter_with_its_title():
+    result = command("--help")
+    assert result.returncode == 0
+    for name, chapter in CHAPTERS.items():
+        assert name in result.stdout and chapter.title in result.stdout
+
+
+def test_a_chapter_help_lists_its_options_and_their_defaults():
+    result = command("training", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())  # argparse wraps lines to the terminal's width
+    for expected in ("--seed", "(default 0)", "--steps", "(default 500)", "--device", "(default cpu)", "--no-progress"):
+        assert expected in text
+    assert "--steps" not in command("masks", "--help").stdout  # masks trains nothing
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["training", "--steps", "0"], "argument --steps: must be at least 1, got 0"),
+        (["training", "--steps", "many"], "argument --steps: expected a whole number, got 'many'"),
+        (["training", "--seed", "-1"], "argument --seed: must be 0 or more, got -1"),
+        (["training", "--device", "gpu"], "'gpu' is not a device name; use cpu, cuda, cuda:1 or mps"),
+        (["masks", "--steps", "5"], "the chapter 'masks' trains no model, so --steps does not apply; it takes --seed"),
+        (["why-attention", "--seed", "1"], "it takes no options"),
+        (["trainig"], "no chapter 'trainig'; did you mean 'training'?"),
+        (["training", "--stpes", "5"], "unrecognized arguments: --stpes"),
+    ],
+)
+def test_bad_options_get_a_message_that_says_what_to_fix(args, message):
+    result = command(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+def test_asking_for_a_gpu_on_a_machine_without_one():
+    result = command("training", "--device", "cuda")
+    assert result.returncode == 2
+    assert "sees no CUDA GPU on this machine; use --device cpu" in result.stderr
+
+
+def notebook_stdout(site, name: str) -> str:
+    notebook = json.loads((site / "notebooks" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return "".join(
+        "".join(output["text"])
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "stream" and output.get("name") == "stdout"
+    )
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_chapter_command_prints_what_its_executed_notebook_shows(site, name):
+    result = command(name, "--no-progress")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip()
+    if name not in TIMED:
+        assert result.stdout == notebook_stdout(site, CHAPTERS[name].name)
+
+
+def test_seed_and_steps_change_the_training_and_the_bar_counts_the_steps():
+    result = command("training", "--steps", "20", "--seed", "3", cache=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "step  19: training loss" in result.stdout
+    assert "20/20" in result.stderr and "training" in result.stderr  # the progress bar, on standard error
+    default = command("overview", "--steps", "20", "--no-progress", cache=False)
+    other_seed = command("overview", "--steps", "20", "--seed", "3", "--no-progress", cache=False)
+    assert default.stdout != other_seed.stdout
+    assert default.stderr == ""
+
+
+def test_the_parameters_cell_of_every_training_chapter_names_seed_steps_and_device():
+    for chapter in CHAPTERS.values():
+        source = chapter.path.read_text(encoding="utf-8")
+        if "train" in source.split("# --8<-- [end:setup]")[0]:
+            assert set(chapter.parameters) == {"SEED", "STEPS", "DEVICE"}, chapter.name
+    assert read_chapter(ROOT / "tutorial_code" / "chapters" / "positional_encoding.py").parameters["STEPS"] == 600

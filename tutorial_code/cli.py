@@ -1,0 +1,196 @@
+"""The `transformer-tutorial` command: run any chapter from a terminal.
+
+    transformer-tutorial --help                  the chapters
+    transformer-tutorial training                run chapter 8, print what its page shows
+    transformer-tutorial training --seed 1 --steps 200 --device cuda
+
+`python -m tutorial_code ...` does the same. A chapter is its script in
+`tutorial_code/chapters/`; the options replace the values of the script's parameters
+cell (`SEED`, `STEPS`, `DEVICE`), the way papermill treats a notebook's parameters
+cell, and training draws a progress bar on standard error. Standard output is what
+the chapter prints, nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
+PARAMETERS_END = "# --8<-- [end:parameters]"
+OPTIONS = {  # command-line option -> name in the parameters cell
+    "seed": "SEED",
+    "steps": "STEPS",
+    "device": "DEVICE",
+}
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One chapter script: its module name, title and parameters with their default values."""
+
+    name: str
+    title: str
+    path: Path
+    parameters: dict[str, object]
+
+    @property
+    def command(self) -> str:
+        return self.name.replace("_", "-")
+
+
+def read_chapter(path: Path) -> Chapter:
+    """Read a chapter script's title (its first Markdown heading) and its parameters cell."""
+    source = path.read_text(encoding="utf-8")
+    title = next((line[4:].strip() for line in source.splitlines() if line.startswith("# # ")), path.stem)
+    parameters: dict[str, object] = {}
+    if PARAMETERS_END in source:
+        cell = source.split("# --8<-- [start:parameters]", 1)[1].split(PARAMETERS_END, 1)[0]
+        for node in ast.parse(cell).body:
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                parameters[node.targets[0].id] = ast.literal_eval(node.value)
+    return Chapter(path.stem, title, path, parameters)
+
+
+def chapters() -> dict[str, Chapter]:
+    """Every chapter script, by command name (`feed-forward-and-norm`), in reading order of the site."""
+    found = [read_chapter(path) for path in sorted(CHAPTERS_DIR.glob("*.py")) if path.stem != "__init__"]
+    order = {"overview": "0", "troubleshooting": "98", "best_practices": "99"}
+
+    def position(chapter: Chapter) -> tuple[int, str]:
+        number = order.get(chapter.name) or chapter.title.split(".")[0]
+        return (int(number) if number.isdigit() else 50, chapter.name)
+
+    return {chapter.command: chapter for chapter in sorted(found, key=position)}
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seed_value(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def device_value(text: str) -> str:
+    """Check a `--device` value: one PyTorch understands and that this machine has."""
+    import torch
+
+    try:
+        device = torch.device(text)
+    except RuntimeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a device name; use cpu, cuda, cuda:1 or mps") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: this PyTorch ({torch.__version__}) sees no CUDA GPU on this machine; use --device cpu"
+        )
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise argparse.ArgumentTypeError(f"{text!r}: this machine has {torch.cuda.device_count()} CUDA GPU(s)")
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise argparse.ArgumentTypeError(f"{text!r}: Apple's MPS is not available here; use --device cpu")
+    if device.type not in ("cpu", "cuda", "mps"):
+        raise argparse.ArgumentTypeError(f"{text!r}: the tutorial runs on cpu, cuda or mps")
+    return text
+
+
+def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="transformer-tutorial",
+        description="Run a chapter of 'Attention, by hand' and print what its page shows.",
+        epilog="Options of one chapter: transformer-tutorial CHAPTER --help",
+    )
+    commands = parser.add_subparsers(dest="chapter", metavar="CHAPTER", required=True)
+    for command, chapter in found.items():
+        defaults = chapter.parameters
+        sub = commands.add_parser(
+            command,
+            help=chapter.title,
+            description=f"{chapter.title}. Source: tutorial_code/chapters/{chapter.path.name}",
+        )
+        applies = {option: OPTIONS[option] in defaults for option in OPTIONS}
+        sub.add_argument(
+            "--seed",
+            type=seed_value,
+            help=f"seed of the weights and data (default {defaults.get('SEED')})"
+            if applies["seed"]
+            else argparse.SUPPRESS,
+        )
+        sub.add_argument(
+            "--steps",
+            type=positive_int,
+            help=f"training steps of every model the chapter trains (default {defaults.get('STEPS')})"
+            if applies["steps"]
+            else argparse.SUPPRESS,
+        )
+        sub.add_argument(
+            "--device",
+            type=device_value,
+            help=f"where to train: cpu, cuda, cuda:1, mps (default {defaults.get('DEVICE')})"
+            if applies["device"]
+            else argparse.SUPPRESS,
+        )
+        sub.add_argument("--no-progress", action="store_true", help="no progress bar on standard error")
+        sub.set_defaults(chapter_key=command)
+    return parser
+
+
+def chapter_code(chapter: Chapter, overrides: dict[str, object]) -> str:
+    """The chapter's source with `overrides` assigned right after its parameters cell."""
+    source = chapter.path.read_text(encoding="utf-8")
+    if not overrides:
+        return source
+    injected = "".join(f"{name} = {value!r}  # from the command line\n" for name, value in overrides.items())
+    before, after = source.split(PARAMETERS_END, 1)
+    return before + PARAMETERS_END + "\n" + injected + after.lstrip("\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `transformer-tutorial` and `python -m tutorial_code`."""
+    found = chapters()
+    parser = build_parser(found)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-"):
+        argv[0] = argv[0].replace("_", "-")  # the module name works too: feed_forward_and_norm
+        if argv[0] not in found:
+            import difflib
+
+            close = difflib.get_close_matches(argv[0], found, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            parser.error(f"no chapter {argv[0]!r}; {hint}The chapters: {', '.join(found)}")
+    args = parser.parse_args(argv)
+    chapter = found[args.chapter_key]
+    given = {option: getattr(args, option) for option in OPTIONS if getattr(args, option) is not None}
+    unknown = [option for option in given if OPTIONS[option] not in chapter.parameters]
+    if unknown:
+        takes = [f"--{option}" for option in OPTIONS if OPTIONS[option] in chapter.parameters]
+        what = "trains no model" if "steps" in unknown else "has no such parameter"
+        parser.error(
+            f"the chapter {chapter.command!r} {what}, so {' and '.join('--' + o for o in unknown)} "
+            f"does not apply; it takes {', '.join(takes) if takes else 'no options'}"
+        )
+    from tutorial_code.progress import show_progress
+
+    show_progress(not args.no_progress)
+    overrides = {OPTIONS[option]: value for option, value in given.items()}
+    code = compile(chapter_code(chapter, overrides), str(chapter.path), "exec")
+    exec(code, {"__name__": "__main__", "__file__": str(chapter.path)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
