@@ -4,13 +4,19 @@ Figures are generated in memory and added as files, never written into docs/, so
 `mkdocs serve` does not see its own output and rebuild forever. Before each build
 the `tutorial_code` modules are dropped from `sys.modules`, so a code edit shows up
 in the figures (and in markdown-exec outputs) without restarting `mkdocs serve`.
+A drawn figure is kept in the result cache (`tutorial_code.result_cache`) until
+the code behind it or the benchmark results change.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+import os
 import sys
 import time
+from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -28,10 +34,16 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     figures = importlib.import_module("tutorial_code.figures")
+    result_cache = importlib.import_module("tutorial_code.result_cache")
+    root = Path(config.docs_dir).parent
+    os.environ.setdefault(result_cache.CACHE_DIR_VARIABLE, str(root / ".cache" / "results"))
+    # A figure is drawn again when tutorial_code.figures or a module it imports changes, or the benchmark results.
+    data = b"".join(path.read_bytes() for path in sorted((root / "benchmarks").glob("results-*.json")))
+    code = result_cache.code_fingerprint(["tutorial_code.figures"]) + hashlib.sha256(data).hexdigest()
     start = time.perf_counter()
     for name in figures.FIGURES:
         try:
-            png = figures.render_png(name)
+            png = result_cache.cached(f"figure {name} code {code}", functools.partial(figures.render_png, name))
         except Exception as error:
             function = f"tutorial_code.figures.{figures.FIGURES[name].__name__}"
             raise PluginError(f"figure {name!r} ({function}) failed: {type(error).__name__}: {error}") from error

@@ -1,6 +1,7 @@
 """The build-time figure hook: every figure becomes a generated file, and a failing figure names itself."""
 
 import importlib.util
+import tempfile
 import types
 from pathlib import Path
 
@@ -28,10 +29,16 @@ def config() -> MkDocsConfig:
 
 
 def fake_figures(monkeypatch, figures: dict) -> None:
+    import importlib
+
     module = types.ModuleType("tutorial_code.figures")
     module.FIGURES = figures
     module.render_png = lambda name: figures[name]()
-    monkeypatch.setattr("importlib.import_module", lambda name: module)
+    real_import = importlib.import_module
+    monkeypatch.setattr(
+        "importlib.import_module", lambda name: module if name == "tutorial_code.figures" else real_import(name)
+    )
+    monkeypatch.setenv("TUTORIAL_CACHE_DIR", tempfile.mkdtemp())  # an empty cache: every test draws its figures
 
 
 def test_each_figure_becomes_a_generated_png(monkeypatch):
@@ -64,3 +71,48 @@ def test_code_edits_reach_the_next_build():
         assert not any(name.startswith("tutorial_code") for name in sys.modules)
     finally:
         sys.modules.update(loaded)  # the other tests keep the modules they imported
+
+
+def test_exec_cache_reuses_outputs_and_replays_a_session_when_a_later_block_changes(monkeypatch, tmp_path):
+    """hooks/exec_cache.py wraps markdown-exec's private _run_python (pinned 1.12.6): this fails if it moves."""
+    import markdown_exec._internal.formatters.python as python_formatter
+    from mkdocs.config import load_config
+
+    monkeypatch.setenv("TUTORIAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(python_formatter, "_run_python", python_formatter._run_python)  # restored afterwards
+    spec = importlib.util.spec_from_file_location("exec_cache_hook", ROOT / "hooks" / "exec_cache.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    runs = tmp_path / "runs.txt"
+    first = f"import pathlib\npathlib.Path({str(runs)!r}).open('a').write('x')\nx = 2\nprint(x)"
+
+    def build(second: str) -> list[str]:
+        hook.on_config(config)  # what every build, and every mkdocs serve rebuild, starts with
+        run = python_formatter._run_python
+        return [run(first, session="s"), run(second, session="s")]
+
+    assert build("print(x * 10)") == ["2\n", "20\n"]
+    assert runs.read_text() == "x"
+    assert build("print(x * 10)") == ["2\n", "20\n"]  # a prose edit: both outputs reused
+    assert runs.read_text() == "x"
+    assert build("print(x * 100)") == ["2\n", "200\n"]  # the second block changed: the first runs again first
+    assert runs.read_text() == "xx"
+
+
+def test_serve_hook_shortens_the_polling_interval_of_every_watcher(tmp_path):
+    """hooks/serve.py sets watchdog's private interval: this fails if MkDocs or watchdog change how they poll."""
+    from mkdocs.livereload import LiveReloadServer
+
+    spec = importlib.util.spec_from_file_location("serve_hook", ROOT / "hooks" / "serve.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
+    server.watch(str(tmp_path))  # mkdocs serve watches docs/ and mkdocs.yml before the on_serve event
+    assert hook.on_serve(server, config=None, builder=None) is server
+    assert server.observer.timeout == hook.POLLING_INTERVAL
+    assert [emitter.timeout for emitter in server.observer.emitters] == [hook.POLLING_INTERVAL]
+    (tmp_path / "later").mkdir()
+    server.watch(str(tmp_path / "later"))  # config.watch folders are added after on_serve
+    assert {emitter.timeout for emitter in server.observer.emitters} == {hook.POLLING_INTERVAL}
+    server.server_close()

@@ -1,0 +1,224 @@
+"""Measure the three build times the README reports, on this machine.
+
+    .venv/bin/python scripts/measure_build.py                 # measure, print, write benchmarks/build-times.json
+    .venv/bin/python scripts/measure_build.py --update-readme # and rewrite the figures in README.md
+
+1. Cold build: `mkdocs build --strict` after deleting `.cache/` (trained models, executed
+   notebooks, block outputs, figures), as on a fresh clone: every notebook executed,
+   every figure drawn, every model trained.
+2. Prose edit: with `mkdocs serve` running, add a sentence to a page; the time until the
+   served page contains it.
+3. Code edit: with `mkdocs serve` running, change `tutorial_code/debugging.py` (a comment);
+   the time until the rebuild is done, and what ran again: only what imports the module.
+
+Both edits are undone at the end, also when the script fails. The README's figures are
+written by `--update-readme` from the JSON file, never by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+import uuid
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "benchmarks" / "build-times.json"
+PROSE_PAGE = ROOT / "docs" / "masks.md"
+CODE_MODULE = ROOT / "tutorial_code" / "debugging.py"
+README_START, README_END = "<!-- build-times:start -->", "<!-- build-times:end -->"
+ENV = os.environ | {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+ENV.pop("TUTORIAL_CACHE_DIR", None)  # the build's own cache folder, .cache/results
+EXTRA = os.environ.get("SERVE_OPTIONS", "").split()
+
+
+def cold_build() -> dict:
+    shutil.rmtree(ROOT / ".cache", ignore_errors=True)
+    with tempfile.TemporaryDirectory() as site:
+        start = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site],
+            cwd=ROOT,
+            env=ENV,
+            capture_output=True,
+            text=True,
+        )
+        seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"cold build failed:\n{result.stderr[-3000:]}")
+    notebooks = re.search(r"notebooks executed in ([\d.]+) s", result.stderr)
+    return {"seconds": round(seconds, 1), "notebooks_seconds": float(notebooks[1]) if notebooks else None}
+
+
+class Server:
+    """`mkdocs serve` in the background, its log collected line by line."""
+
+    def __init__(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.lines: list[tuple[float, str]] = []
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", *EXTRA, "--dev-addr", f"127.0.0.1:{self.port}"],
+            cwd=ROOT,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append((time.perf_counter(), line.rstrip()))
+
+    def wait_for(self, pattern: str, after: float, timeout: float = 300) -> tuple[float, list[str]]:
+        """Wait for a log line matching `pattern` logged after `after`; return its time and the lines since."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            since = [(t, line) for t, line in self.lines if t >= after]
+            for t, line in since:
+                if re.search(pattern, line):
+                    return t, [line for _, line in since]
+            if self.process.poll() is not None:
+                sys.exit("mkdocs serve stopped:\n" + "\n".join(line for _, line in self.lines[-30:]))
+            time.sleep(0.05)
+        sys.exit(f"no {pattern!r} within {timeout} s:\n" + "\n".join(line for _, line in self.lines[-30:]))
+
+    def page(self, path: str) -> str:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=5) as response:
+                return response.read().decode()
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(timeout=30)
+
+
+def site_prefix() -> str:
+    from urllib.parse import urlsplit
+
+    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
+        if line.startswith("site_url:"):
+            return urlsplit(line.split(":", 1)[1].strip()).path or "/"
+    return "/"
+
+
+def edit_rebuilds() -> dict:
+    prose, code = PROSE_PAGE.read_text(encoding="utf-8"), CODE_MODULE.read_text(encoding="utf-8")
+    server = Server()
+    try:
+        server.wait_for(r"Serving on", after=0)
+        time.sleep(1)  # let the watcher settle
+        url = site_prefix() + "masks/"
+
+        marker = f"Measured edit {uuid.uuid4().hex[:8]}."
+        start = time.perf_counter()
+        PROSE_PAGE.write_text(prose + f"\n{marker}\n", encoding="utf-8")
+        while marker not in server.page(url):
+            if time.perf_counter() - start > 120:
+                sys.exit("the prose edit did not show up within 120 s")
+            time.sleep(0.05)
+        prose_seconds = time.perf_counter() - start
+        _, lines = server.wait_for(r"Documentation built", after=start)
+        PROSE_PAGE.write_text(prose, encoding="utf-8")
+        server.wait_for(r"Documentation built", after=time.perf_counter())
+
+        start = time.perf_counter()
+        CODE_MODULE.write_text(code + f"\n# measured edit {uuid.uuid4().hex[:8]}\n", encoding="utf-8")
+        done, code_lines = server.wait_for(r"Documentation built", after=start)
+        code_seconds = done - start
+        ran = next((line.split("notebooks executed in", 1)[1] for line in code_lines if "executed in" in line), "")
+        blocks = next((line.split("python blocks: ", 1)[1] for line in code_lines if "python blocks:" in line), "")
+    finally:
+        PROSE_PAGE.write_text(prose, encoding="utf-8")
+        CODE_MODULE.write_text(code, encoding="utf-8")
+        server.stop()
+    return {
+        "prose_edit_seconds": round(prose_seconds, 2),
+        "code_edit_seconds": round(code_seconds, 1),
+        "code_edit_module": CODE_MODULE.relative_to(ROOT).as_posix(),
+        "code_edit_notebooks": re.sub(r"^[\d.]+ s: ", "", ran.strip()),
+        "code_edit_blocks": blocks.strip(),
+    }
+
+
+def machine_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def readme_text(times: dict) -> str:
+    return (
+        f"{README_START}\n"
+        f"Measured by `scripts/measure_build.py` on {times['date']} ({times['machine']}, {times['cpus']} CPUs, "
+        f"torch {times['torch']}):\n\n"
+        f"| Build | Seconds |\n|---|---|\n"
+        f"| cold `mkdocs build --strict`, notebooks and figures included | {times['cold']['seconds']} |\n"
+        f"| `mkdocs serve`, page shows a prose edit | {times['prose_edit_seconds']} |\n"
+        f"| `mkdocs serve`, rebuild after an edit of `{times['code_edit_module']}` | {times['code_edit_seconds']} |\n\n"
+        f"After that code edit the rebuild executed these notebooks again: {times['code_edit_notebooks']}; "
+        f"Python blocks: {times['code_edit_blocks']}.\n"
+        f"{README_END}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--update-readme", action="store_true", help="rewrite the figures in README.md")
+    parser.add_argument("--edits-only", action="store_true", help="measure the two edits, not the cold build")
+    args = parser.parse_args()
+    import torch
+
+    times = {
+        "date": date.today().isoformat(),
+        "machine": machine_name(),
+        "cpus": os.cpu_count(),
+        "torch": torch.__version__,
+    }
+    if args.edits_only:
+        times |= edit_rebuilds()
+        print(f"prose edit: {times['prose_edit_seconds']} s, code edit: {times['code_edit_seconds']} s")
+        print(f"  notebooks executed again: {times['code_edit_notebooks']}; blocks: {times['code_edit_blocks']}")
+        return
+    times["cold"] = cold_build()
+    print(f"cold build: {times['cold']['seconds']} s", flush=True)
+    times |= edit_rebuilds()
+    print(f"prose edit shown by mkdocs serve after {times['prose_edit_seconds']} s")
+    print(f"code edit of {times['code_edit_module']}: rebuilt in {times['code_edit_seconds']} s")
+    print(f"  notebooks executed again: {times['code_edit_notebooks']}")
+    print(f"  python blocks: {times['code_edit_blocks']}")
+    OUTPUT.write_text(json.dumps(times, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {OUTPUT.relative_to(ROOT)}")
+    if args.update_readme:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
+        if not pattern.search(readme):
+            sys.exit(f"README.md has no {README_START} ... {README_END} block")
+        (ROOT / "README.md").write_text(pattern.sub(lambda _: readme_text(times), readme), encoding="utf-8")
+        print("updated README.md")
+
+
+if __name__ == "__main__":
+    main()
