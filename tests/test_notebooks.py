@@ -132,3 +132,16 @@ def test_a_second_build_reuses_every_notebook_block_and_figure(site):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "notebooks executed in" in result.stderr and "none, all reused" in result.stderr
     assert re.search(r"python blocks: \d+ outputs reused, 0 run", result.stderr)
+
+
+def test_a_failing_cell_fails_the_build_and_names_the_notebook(tmp_path):
+    from mkdocs.exceptions import PluginError
+
+    hook = load_hook()
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source = tmp_path / "broken.unexecuted"
+    nbformat.write(notebook, source)
+    with pytest.raises(PluginError, match=r"(?s)notebook 'broken' .*failed to execute.*ZeroDivisionError"):
+        hook.execute("broken", source, tmp_path / "broken.ipynb", ROOT)
+    assert not (tmp_path / "broken.ipynb").exists()
