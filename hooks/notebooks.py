@@ -191,6 +191,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     torch.set_num_threads(1)
     root = Path(config.config_file_path).parent
     os.environ.setdefault("TUTORIAL_CACHE_DIR", str(root / ".cache" / "results"))
+    # mkdocs-jupyter's render cache, next to the others whatever the working directory
+    # (its cache_dir option is relative to the working directory and does not accept !relative).
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:
+        jupyter.config["cache_dir"] = str(root / ".cache" / "mkdocs-jupyter")
     return config
 
 
