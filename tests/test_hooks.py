@@ -116,3 +116,21 @@ def test_serve_hook_shortens_the_polling_interval_of_every_watcher(tmp_path):
     server.watch(str(tmp_path / "later"))  # config.watch folders are added after on_serve
     assert {emitter.timeout for emitter in server.observer.emitters} == {hook.POLLING_INTERVAL}
     server.server_close()
+
+
+def test_serve_hook_remembers_formatted_signatures():
+    from mkdocstrings_handlers.python._internal import rendering
+
+    spec = importlib.util.spec_from_file_location("serve_hook", ROOT / "hooks" / "serve.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    original = rendering._get_formatter
+    try:
+        hook.on_config(None)
+        hook.on_config(None)  # a second build wraps nothing twice
+        formatter = rendering._get_formatter()
+        long = "def " + "x" * 20 + "(first: int = 1, second: str = 'two', third: float = 3.0): pass"
+        assert formatter(long, 40) == formatter(long, 40)
+        assert formatter.cache_info().hits >= 1
+    finally:
+        rendering._get_formatter = original

@@ -1,8 +1,8 @@
 # %% [markdown]
 # # 4. Multi-head attention and W_O
 #
-# The code of this chapter, in page order. Run it with `transformer-tutorial multi-head-attention`,
-# or open it as a notebook (`jupytext` reads this file as one).
+# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
+# as a notebook, with `python`, or as `transformer-tutorial multi-head-attention` (options: `--help`).
 
 
 # %%

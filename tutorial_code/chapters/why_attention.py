@@ -1,8 +1,8 @@
 # %% [markdown]
 # # 1. Why attention
 #
-# The code of this chapter, in page order. Run it with `transformer-tutorial why-attention`,
-# or open it as a notebook (`jupytext` reads this file as one).
+# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
+# as a notebook, with `python`, or as `transformer-tutorial why-attention` (options: `--help`).
 
 
 # %%
