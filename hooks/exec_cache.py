@@ -3,7 +3,8 @@
 markdown-exec runs every `exec="on"` block on every build, and `mkdocs serve` rebuilds
 the whole site after any edit, so fixing a typo in a sentence would re-run every
 chapter. This hook keeps each block's output in the result cache
-(`tutorial_code.result_cache`, folder `TUTORIAL_CACHE_DIR`) under a key made of:
+(`tutorial_code.result_cache`, folder `TUTORIAL_CACHE_DIR`, set by `hooks/notebooks.py`)
+under a key made of:
 
 - the block's code and the code of every block before it in the same session (a block
   can use the names they define, and the state they leave);
@@ -21,10 +22,6 @@ markdown-exec has no public hook for this: the hook wraps its private `_run_pyth
 
 from __future__ import annotations
 
-import hashlib
-import os
-from pathlib import Path
-
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import get_plugin_logger
 
@@ -33,21 +30,14 @@ log = get_plugin_logger(__name__)
 _state: dict = {"histories": {}, "reused": 0, "ran": 0}
 
 
-def _data_digest(root: Path) -> str:
-    digest = hashlib.sha256()
-    for data in sorted((root / "benchmarks").glob("results-*.json")):
-        digest.update(data.name.encode() + data.read_bytes())
-    return digest.hexdigest()
-
-
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     import markdown_exec._internal.formatters.python as python_formatter
 
-    root = Path(config.config_file_path).parent
-    os.environ.setdefault("TUTORIAL_CACHE_DIR", str(root / ".cache" / "results"))
+    from tutorial_code.result_cache import data_fingerprint
+
     uncached = getattr(python_formatter, "_uncached_run_python", python_formatter._run_python)
     python_formatter._uncached_run_python = uncached
-    _state.update(histories={}, reused=0, ran=0, data=_data_digest(root))
+    _state.update(histories={}, reused=0, ran=0, data=data_fingerprint())
     # Sessions start empty on every build, as on a cold one: under `mkdocs serve` markdown-exec would
     # otherwise keep the names (and objects of old classes) that the previous build's blocks defined.
     python_formatter._sessions_globals.clear()

@@ -11,12 +11,9 @@ the code behind it or the benchmark results change.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
-import os
 import sys
 import time
-from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -35,11 +32,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     figures = importlib.import_module("tutorial_code.figures")
     result_cache = importlib.import_module("tutorial_code.result_cache")
-    root = Path(config.docs_dir).parent
-    os.environ.setdefault(result_cache.CACHE_DIR_VARIABLE, str(root / ".cache" / "results"))
     # A figure is drawn again when tutorial_code.figures or a module it imports changes, or the benchmark results.
-    data = b"".join(path.read_bytes() for path in sorted((root / "benchmarks").glob("results-*.json")))
-    code = result_cache.code_fingerprint(["tutorial_code.figures"]) + hashlib.sha256(data).hexdigest()
+    code = result_cache.code_fingerprint(["tutorial_code.figures"]) + result_cache.data_fingerprint()
     start = time.perf_counter()
     for name in figures.FIGURES:
         try:

@@ -134,18 +134,14 @@ def build_notebook(script: Path, config: MkDocsConfig):
     return notebook
 
 
-def notebook_key(notebook, root: Path) -> str:
+def notebook_key(notebook) -> str:
     """What an executed notebook depends on: its code cells, the code they import, the data they read, the versions."""
-    sys.path.insert(0, str(root))
-    try:
-        from tutorial_code.result_cache import code_fingerprint
-    finally:
-        sys.path.remove(str(root))
+    from tutorial_code.result_cache import code_fingerprint, data_fingerprint
+
     code_cells = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
     digest = hashlib.sha256(repr(code_cells).encode())  # not the Markdown cells: editing them re-executes nothing
     digest.update(code_fingerprint(source="\n".join(code_cells)).encode())
-    for data in sorted((root / "benchmarks").glob("results-*.json")):
-        digest.update(data.read_bytes())
+    digest.update(data_fingerprint().encode())
     digest.update(f"python {platform.python_version()}".encode())
     return digest.hexdigest()[:20]
 
@@ -190,6 +186,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     os.environ["OMP_NUM_THREADS"] = "1"  # the kernels, and any other process the build starts
     torch.set_num_threads(1)
     root = Path(config.config_file_path).parent
+    # The result cache for every process of the build (tutorial_code/result_cache.py): page blocks,
+    # figures and kernels share trained models, and hooks/exec_cache.py keeps block outputs there.
     os.environ.setdefault("TUTORIAL_CACHE_DIR", str(root / ".cache" / "results"))
     # mkdocs-jupyter's render cache, next to the others whatever the working directory
     # (its cache_dir option is relative to the working directory and does not accept !relative).
@@ -208,11 +206,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     published_dir = root / ".cache" / "notebook-pages"  # mkdocs-jupyter reads notebooks from files on disk
     (published_dir / NOTEBOOK_DIR).mkdir(parents=True, exist_ok=True)
     cache.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("TUTORIAL_CACHE_DIR", str(root / ".cache" / "results"))
+    scripts = chapter_scripts(config)
     notebooks, executed_copies, pending, start = {}, {}, [], time.perf_counter()
-    for name, script in chapter_scripts(config).items():
+    for name, script in scripts.items():
         notebooks[name] = notebook = build_notebook(script, config)
-        executed = cache / f"{name}-{notebook_key(notebook, root)}.ipynb"
+        executed = cache / f"{name}-{notebook_key(notebook)}.ipynb"
         if not executed.exists():
             unexecuted = executed.with_suffix(".unexecuted")
             nbformat.write(notebook, unexecuted)
@@ -239,8 +237,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             published.write_bytes(content)
         # The downloads, next to the notebook's page: the executed notebook and its jupytext source.
         files.append(File.generated(config, f"{NOTEBOOK_DIR}/{name}/{name}.ipynb", content=content))
-        script = chapter_scripts(config)[name]
-        files.append(File.generated(config, f"{NOTEBOOK_DIR}/{name}/{name}.py", content=script.read_bytes()))
+        files.append(File.generated(config, f"{NOTEBOOK_DIR}/{name}/{name}.py", content=scripts[name].read_bytes()))
     ran = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings) or "none, all reused"
     log.info(f"notebooks executed in {time.perf_counter() - start:.1f} s: {ran}")
     return files

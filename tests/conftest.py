@@ -16,6 +16,17 @@ _LARGEST_DIFFERENCE: dict[str, float] = {}
 REPORT: dict[str, str] = {}
 
 
+def load_file(relative: str):
+    """Import a hook or script by its path (hooks/ and scripts/ are not packages), as MkDocs loads hooks."""
+    import importlib.util
+
+    path = ROOT / relative
+    spec = importlib.util.spec_from_file_location(path.stem + "_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def cached_env() -> dict[str, str]:
     """The environment for a subprocess that may reuse the site build's trained models (`.cache/results`).
 

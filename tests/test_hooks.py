@@ -1,11 +1,11 @@
 """The build-time figure hook: every figure becomes a generated file, and a failing figure names itself."""
 
-import importlib.util
 import tempfile
 import types
 from pathlib import Path
 
 import pytest
+from conftest import load_file
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
@@ -14,10 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_hook():
-    spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "hooks" / "figures.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file("hooks/figures.py")
 
 
 def config() -> MkDocsConfig:
@@ -80,9 +77,7 @@ def test_exec_cache_reuses_outputs_and_replays_a_session_when_a_later_block_chan
 
     monkeypatch.setenv("TUTORIAL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(python_formatter, "_run_python", python_formatter._run_python)  # restored afterwards
-    spec = importlib.util.spec_from_file_location("exec_cache_hook", ROOT / "hooks" / "exec_cache.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_file("hooks/exec_cache.py")
     config = load_config(str(ROOT / "mkdocs.yml"))
     runs = tmp_path / "runs.txt"
     first = f"import pathlib\npathlib.Path({str(runs)!r}).open('a').write('x')\nx = 2\nprint(x)"
@@ -104,9 +99,7 @@ def test_serve_hook_shortens_the_polling_interval_of_every_watcher(tmp_path):
     """hooks/serve.py sets watchdog's private interval: this fails if MkDocs or watchdog change how they poll."""
     from mkdocs.livereload import LiveReloadServer
 
-    spec = importlib.util.spec_from_file_location("serve_hook", ROOT / "hooks" / "serve.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_file("hooks/serve.py")
     server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
     server.watch(str(tmp_path))  # mkdocs serve watches docs/ and mkdocs.yml before the on_serve event
     assert hook.on_serve(server, config=None, builder=None) is server
@@ -121,9 +114,7 @@ def test_serve_hook_shortens_the_polling_interval_of_every_watcher(tmp_path):
 def test_serve_hook_remembers_formatted_signatures():
     from mkdocstrings_handlers.python._internal import rendering
 
-    spec = importlib.util.spec_from_file_location("serve_hook", ROOT / "hooks" / "serve.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_file("hooks/serve.py")
     original = rendering._get_formatter
     try:
         hook.on_config(None)

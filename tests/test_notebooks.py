@@ -1,13 +1,12 @@
 """Every chapter has an executed notebook page, and its downloads are real: an .ipynb with outputs that runs
 top to bottom in a fresh kernel, and the jupytext .py it was made from."""
 
-import importlib.util
 import json
 import re
 
 import nbformat
 import pytest
-from conftest import ROOT, cached_env
+from conftest import ROOT, cached_env, load_file
 from nbclient import NotebookClient
 
 from tutorial_code.cli import chapters
@@ -17,10 +16,7 @@ PAGE_OF = {"overview": "index.html"}
 
 
 def load_hook():
-    spec = importlib.util.spec_from_file_location("notebooks_hook", ROOT / "hooks" / "notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file("hooks/notebooks.py")
 
 
 def stdout_of(notebook) -> list[str]:
@@ -93,20 +89,20 @@ def test_a_notebook_is_executed_again_when_the_code_it_imports_changes(monkeypat
     hook = load_hook()
     config = load_config(str(ROOT / "mkdocs.yml"))
     notebook = hook.build_notebook(ROOT / "tutorial_code" / "chapters" / "masks.py", config)
-    before = hook.notebook_key(notebook, ROOT)
-    assert hook.notebook_key(notebook, ROOT) == before
+    before = hook.notebook_key(notebook)
+    assert hook.notebook_key(notebook) == before
 
     import tutorial_code.result_cache as result_cache
 
     original = result_cache.code_fingerprint
     monkeypatch.setattr(result_cache, "code_fingerprint", lambda **kw: original(**kw) + "edited")
-    assert hook.notebook_key(notebook, ROOT) != before
+    assert hook.notebook_key(notebook) != before
 
     monkeypatch.undo()
     notebook.cells[0].source += "\nA sentence more."  # Markdown only: nothing to execute again
-    assert hook.notebook_key(notebook, ROOT) == before
+    assert hook.notebook_key(notebook) == before
     notebook.cells[-1].source += "\nprint(1)"
-    assert hook.notebook_key(notebook, ROOT) != before
+    assert hook.notebook_key(notebook) != before
 
 
 def test_notebook_pages_keep_out_of_search_and_edit_their_chapter_script(site):

@@ -60,12 +60,11 @@ def test_deploy_is_the_only_job_with_write_permissions():
 
 def test_the_build_times_in_the_readme_are_the_measured_ones():
     """README's build-time table is written by scripts/measure_build.py from its JSON file, never by hand."""
-    import importlib.util
     import json
 
-    spec = importlib.util.spec_from_file_location("measure_build", ROOT / "scripts" / "measure_build.py")
-    measure = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(measure)
+    from conftest import load_file
+
+    measure = load_file("scripts/measure_build.py")
     times = json.loads((ROOT / "benchmarks" / "build-times.json").read_text(encoding="utf-8"))
     assert measure.readme_text(times) in (ROOT / "README.md").read_text(encoding="utf-8")
     assert times["cold"]["seconds"] <= 90, "issue 4: a cold build of the whole site within 90 s on 2 cores"

@@ -21,11 +21,6 @@ from pathlib import Path
 
 CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
 PARAMETERS_END = "# --8<-- [end:parameters]"
-OPTIONS = {  # command-line option -> name in the parameters cell
-    "seed": "SEED",
-    "steps": "STEPS",
-    "device": "DEVICE",
-}
 
 
 @dataclass(frozen=True)
@@ -67,24 +62,19 @@ def chapters() -> dict[str, Chapter]:
     return {chapter.command: chapter for chapter in sorted(found, key=position)}
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def whole_number(minimum: int):
+    """An argparse type: a whole number of at least `minimum`."""
 
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {'at least 1' if minimum == 1 else '0 or more'}, got {value}")
+        return value
 
-def seed_value(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return parse
 
 
 def device_value(text: str) -> str:
@@ -108,6 +98,13 @@ def device_value(text: str) -> str:
     return text
 
 
+OPTIONS = {  # option -> (parameter, how to read it, what it sets)
+    "seed": ("SEED", whole_number(0), "seed of the weights and data"),
+    "steps": ("STEPS", whole_number(1), "training steps of every model the chapter trains"),
+    "device": ("DEVICE", device_value, "where to train: cpu, cuda, cuda:1, mps"),
+}
+
+
 def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="transformer-tutorial",
@@ -122,28 +119,10 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
             help=chapter.title,
             description=f"{chapter.title}. Source: tutorial_code/chapters/{chapter.path.name}",
         )
-        applies = {option: OPTIONS[option] in defaults for option in OPTIONS}
-        sub.add_argument(
-            "--seed",
-            type=seed_value,
-            help=f"seed of the weights and data (default {defaults.get('SEED')})"
-            if applies["seed"]
-            else argparse.SUPPRESS,
-        )
-        sub.add_argument(
-            "--steps",
-            type=positive_int,
-            help=f"training steps of every model the chapter trains (default {defaults.get('STEPS')})"
-            if applies["steps"]
-            else argparse.SUPPRESS,
-        )
-        sub.add_argument(
-            "--device",
-            type=device_value,
-            help=f"where to train: cpu, cuda, cuda:1, mps (default {defaults.get('DEVICE')})"
-            if applies["device"]
-            else argparse.SUPPRESS,
-        )
+        for option, (parameter, parse, meaning) in OPTIONS.items():
+            # An option the chapter has no parameter for is still accepted, so main() can say why it does not apply.
+            shown = f"{meaning} (default {defaults[parameter]})" if parameter in defaults else argparse.SUPPRESS
+            sub.add_argument(f"--{option}", type=parse, help=shown)
         sub.add_argument("--no-progress", action="store_true", help="no progress bar on standard error")
         sub.set_defaults(chapter_key=command)
     return parser
@@ -174,10 +153,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no chapter {argv[0]!r}; {hint}The chapters: {', '.join(found)}")
     args = parser.parse_args(argv)
     chapter = found[args.chapter_key]
+    parameter = {option: name for option, (name, _, _) in OPTIONS.items()}
     given = {option: getattr(args, option) for option in OPTIONS if getattr(args, option) is not None}
-    unknown = [option for option in given if OPTIONS[option] not in chapter.parameters]
+    unknown = [option for option in given if parameter[option] not in chapter.parameters]
     if unknown:
-        takes = [f"--{option}" for option in OPTIONS if OPTIONS[option] in chapter.parameters]
+        takes = [f"--{option}" for option in OPTIONS if parameter[option] in chapter.parameters]
         what = "trains no model" if "steps" in unknown else "has no such parameter"
         parser.error(
             f"the chapter {chapter.command!r} {what}, so {' and '.join('--' + o for o in unknown)} "
@@ -186,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     from tutorial_code.progress import show_progress
 
     show_progress(not args.no_progress)
-    overrides = {OPTIONS[option]: value for option, value in given.items()}
+    overrides = {parameter[option]: value for option, value in given.items()}
     code = compile(chapter_code(chapter, overrides), str(chapter.path), "exec")
     exec(code, {"__name__": "__main__", "__file__": str(chapter.path)})
     return 0

@@ -128,6 +128,15 @@ def code_fingerprint(modules: Iterable[str] = (), source: str = "") -> str:
     return digest.hexdigest()
 
 
+def data_fingerprint() -> str:
+    """A hash of the benchmark results (`benchmarks/results-*.json`), which pages and figures read: written by
+    `python -m tutorial_code.bench`, never by the build, so no code fingerprint covers them."""
+    digest = hashlib.sha256()
+    for data in sorted((PACKAGE_DIR.parent / "benchmarks").glob("results-*.json")):
+        digest.update(data.name.encode() + b"\0" + data.read_bytes())
+    return digest.hexdigest()
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `path` (POSIX), so two processes never compute the same result twice."""
