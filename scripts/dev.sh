@@ -28,7 +28,9 @@ install() {
 }
 
 case "${1:-}" in
-  serve) install; exec "$VENV/bin/mkdocs" serve --dev-addr 127.0.0.1:8000 ;;
+  # --dirty: render again only the pages an edit touched (hooks/chapters.py adds those whose code or outputs
+  # changed); --no-strict: a dirty build always warns that its navigation may be stale. CI builds strictly.
+  serve) install; exec "$VENV/bin/mkdocs" serve --dirty --no-strict --dev-addr 127.0.0.1:8000 ;;
   build) install; exec "$VENV/bin/mkdocs" build --strict ;;
   test) install; shift; exec "$VENV/bin/python" -m pytest "$@" ;;
   *) echo "usage: bash scripts/dev.sh serve|build|test [pytest options]" >&2; exit 2 ;;

@@ -1,28 +1,55 @@
-"""mkdocs-gen-files script: one API reference page per public `tutorial_code` module.
+"""Write one API reference page per public `tutorial_code` module into docs/reference/.
 
-A new module gets its page and its nav entry with no edit to mkdocs.yml.
-Private modules (a leading underscore) and the chapter scripts are left out.
+    python scripts/gen_api_pages.py          # write the pages and docs/reference/SUMMARY.md
+    python scripts/gen_api_pages.py --check  # exit 1 if a page is missing, extra or out of date (a test runs this)
+
+Each page holds one mkdocstrings line, `::: tutorial_code.<module>`; the reference itself is
+rendered from the docstrings at build time. The pages are plain files rather than generated
+during the build, so that `mkdocs serve --dirty` renders them once, not after every edit.
+Private modules (a leading underscore), the chapter scripts and the modules that run the
+tutorial rather than teach it (`NOT_CURRICULUM`) are left out. The site's build machinery
+lives outside the package, in `sitebuild/` and `hooks/`, and has no API page.
 """
 
+import sys
 from pathlib import Path
 
-import mkdocs_gen_files
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "docs" / "reference"
+NOT_CURRICULUM = {"cli": "the transformer-tutorial command", "plots": "the charts the chapters draw"}
 
-root = Path(__file__).resolve().parent.parent
-nav = mkdocs_gen_files.Nav()
 
-for path in sorted((root / "tutorial_code").glob("*.py")):
-    module = path.stem
-    if module.startswith("_"):
-        continue
-    page = Path("reference", f"{module}.md")
-    nav[module] = f"{module}.md"
-    with mkdocs_gen_files.open(page, "w") as f:
-        f.write(f"::: tutorial_code.{module}\n")
-    mkdocs_gen_files.set_edit_path(page, Path("..") / path.relative_to(root))  # relative to docs/
+def modules() -> list[str]:
+    names = (path.stem for path in sorted((ROOT / "tutorial_code").glob("*.py")))
+    return [name for name in names if not name.startswith("_") and name not in NOT_CURRICULUM]
 
-# literate-nav reads this list as the section's navigation; the page itself lists the modules.
-with mkdocs_gen_files.open("reference/SUMMARY.md", "w") as f:
-    f.write("# API reference\n\nOne page per module of `tutorial_code`:\n\n")
-    f.writelines(nav.build_literate_nav())
-mkdocs_gen_files.set_edit_path("reference/SUMMARY.md", Path("..") / "scripts" / "gen_api_pages.py")
+
+def wanted_pages() -> dict[str, str]:
+    pages = {f"{module}.md": f"::: tutorial_code.{module}\n" for module in modules()}
+    # literate-nav reads this list as the section's navigation; the page itself lists the modules.
+    pages["SUMMARY.md"] = "# API reference\n\nOne page per module of `tutorial_code`:\n\n" + "".join(
+        f"* [{module}]({module}.md)\n" for module in modules()
+    )
+    return pages
+
+
+def main(argv: list[str]) -> int:
+    wanted = wanted_pages()
+    present = {path.name: path.read_text(encoding="utf-8") for path in REFERENCE.glob("*.md")}
+    if "--check" in argv:
+        if present != wanted:
+            stale = sorted(set(present) ^ set(wanted) | {n for n in wanted if present.get(n) != wanted[n]})
+            print(f"docs/reference/ is out of date ({', '.join(stale)}): run python scripts/gen_api_pages.py")
+            return 1
+        return 0
+    REFERENCE.mkdir(parents=True, exist_ok=True)
+    for name in set(present) - set(wanted):
+        (REFERENCE / name).unlink()
+    for name, text in wanted.items():
+        if present.get(name) != text:
+            (REFERENCE / name).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

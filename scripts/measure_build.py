@@ -3,13 +3,15 @@
     .venv/bin/python scripts/measure_build.py                 # measure, print, write benchmarks/build-times.json
     .venv/bin/python scripts/measure_build.py --update-readme # and rewrite the figures in README.md
 
-1. Cold build: `mkdocs build --strict` after deleting `.cache/` (trained models, executed
-   notebooks, block outputs, figures), as on a fresh clone: every notebook executed,
-   every figure drawn, every model trained.
+1. Cold build: `mkdocs build --strict` after deleting `.cache/` (chapter runs, shared
+   trainings), as on a fresh clone: every chapter executed once, every figure drawn, every
+   model trained. Just before it, one 500-step sum-task training in a fresh process, the
+   yardstick of this machine's speed: the script prints the ratio of the two.
 2. Prose edit: with `mkdocs serve` running, add a sentence to a page; the time until the
    served page contains it (the median of five edits).
-3. Code edit: with `mkdocs serve` running, change `tutorial_code/debugging.py` (a comment);
-   the time until the rebuild is done, and what ran again: only what imports the module.
+3. Code edits: with `mkdocs serve` running, change `tutorial_code/debugging.py`, then
+   `tutorial_code/positional.py` (a comment); the time until each rebuild is done, and which
+   chapters ran again: only those that import the module, directly or not.
 
 Both edits are undone at the end, also when the script fails. The README's figures are
 written by `--update-readme` from the JSON file, never by hand.
@@ -39,12 +41,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "benchmarks" / "build-times.json"
 PROSE_PAGE = ROOT / "docs" / "masks.md"
-CODE_MODULE = ROOT / "tutorial_code" / "debugging.py"
+CODE_MODULES = [ROOT / "tutorial_code" / "debugging.py", ROOT / "tutorial_code" / "positional.py"]
 PROSE_REPEATS = 5
+# The end of each rebuild: MkDocs logs "Reloading browsers" with the time, every time (it drops a log line
+# that repeats the one before, such as two "Documentation built in 0.54 seconds").
+BUILT = r"Reloading browsers"
 README_START, README_END = "<!-- build-times:start -->", "<!-- build-times:end -->"
 ENV = os.environ | {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
-ENV.pop("TUTORIAL_CACHE_DIR", None)  # the build's own cache folder, .cache/results
-EXTRA = os.environ.get("SERVE_OPTIONS", "").split()
+ENV.pop("TUTORIAL_CACHE_DIR", None)  # the build's own folder, .cache/trainings
+EXTRA = os.environ.get("SERVE_OPTIONS", "--dirty --no-strict").split()  # as `bash scripts/dev.sh serve` runs it
+
+
+def one_training() -> float:
+    """Seconds of one 500-step sum-task training, in a fresh process with PyTorch's default threads."""
+    code = "from tutorial_code.sum_task import train_sum_model; print(train_sum_model(steps=500, seed=0).seconds)"
+    env = ENV | {"TQDM_DISABLE": "1", "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"the training failed:\n{result.stderr[-3000:]}")
+    return round(float(result.stdout.strip().splitlines()[-1]), 2)
 
 
 def cold_build() -> dict:
@@ -61,8 +76,8 @@ def cold_build() -> dict:
         seconds = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"cold build failed:\n{result.stderr[-3000:]}")
-    notebooks = re.search(r"notebooks executed in ([\d.]+) s", result.stderr)
-    return {"seconds": round(seconds, 1), "notebooks_seconds": float(notebooks[1]) if notebooks else None}
+    chapters = re.search(r"chapters executed in ([\d.]+) s", result.stderr)
+    return {"seconds": round(seconds, 1), "chapters_seconds": float(chapters[1]) if chapters else None}
 
 
 class Server:
@@ -123,7 +138,8 @@ def site_prefix() -> str:
 
 
 def edit_rebuilds() -> dict:
-    prose, code = PROSE_PAGE.read_text(encoding="utf-8"), CODE_MODULE.read_text(encoding="utf-8")
+    prose = PROSE_PAGE.read_text(encoding="utf-8")
+    codes = {module: module.read_text(encoding="utf-8") for module in CODE_MODULES}
     server = Server()
     try:
         server.wait_for(r"Serving on", after=0)
@@ -140,30 +156,34 @@ def edit_rebuilds() -> dict:
                     sys.exit("the prose edit did not show up within 120 s")
                 time.sleep(0.05)
             prose_times.append(round(time.perf_counter() - start, 2))
-            server.wait_for(r"Documentation built", after=start)
+            server.wait_for(BUILT, after=start)
             undone = time.perf_counter()
             PROSE_PAGE.write_text(prose, encoding="utf-8")
-            server.wait_for(r"Documentation built", after=undone)
+            server.wait_for(BUILT, after=undone)
             time.sleep(0.5)
 
-        start = time.perf_counter()
-        CODE_MODULE.write_text(code + f"\n# measured edit {uuid.uuid4().hex[:8]}\n", encoding="utf-8")
-        done, code_lines = server.wait_for(r"Documentation built", after=start)
-        code_seconds = done - start
-        ran = next((line.split("notebooks executed in", 1)[1] for line in code_lines if "executed in" in line), "")
-        blocks = next((line.split("python blocks: ", 1)[1] for line in code_lines if "python blocks:" in line), "")
+        code_edits = []
+        for module, code in codes.items():
+            start = time.perf_counter()
+            module.write_text(code + f"\n# measured edit {uuid.uuid4().hex[:8]}\n", encoding="utf-8")
+            done, lines = server.wait_for(BUILT, after=start, timeout=600)
+            ran = next((line.split("chapters executed in", 1)[1] for line in lines if "executed in" in line), "")
+            code_edits.append(
+                {
+                    "module": module.relative_to(ROOT).as_posix(),
+                    "seconds": round(done - start, 1),
+                    "chapters": re.sub(r"^[\d.]+ s: ", "", ran.strip()),
+                }
+            )
+            module.write_text(code, encoding="utf-8")
+            server.wait_for(BUILT, after=time.perf_counter(), timeout=600)
     finally:
         PROSE_PAGE.write_text(prose, encoding="utf-8")
-        CODE_MODULE.write_text(code, encoding="utf-8")
+        for module, code in codes.items():
+            module.write_text(code, encoding="utf-8")
         server.stop()
-    return {
-        "prose_edit_seconds": statistics.median(prose_times),
-        "prose_edit_runs": prose_times,
-        "code_edit_seconds": round(code_seconds, 1),
-        "code_edit_module": CODE_MODULE.relative_to(ROOT).as_posix(),
-        "code_edit_notebooks": re.sub(r"^[\d.]+ s: ", "", ran.strip()),
-        "code_edit_blocks": blocks.strip(),
-    }
+    median = statistics.median(prose_times)
+    return {"prose_edit_seconds": median, "prose_edit_runs": prose_times, "code_edits": code_edits}
 
 
 def machine_name() -> str:
@@ -177,17 +197,24 @@ def machine_name() -> str:
 
 
 def readme_text(times: dict) -> str:
+    cold, training = times["cold"]["seconds"], times["training_seconds"]
+    edits = "".join(
+        f"| `mkdocs serve`, rebuild after an edit of `{edit['module']}` | {edit['seconds']} |\n"
+        for edit in times["code_edits"]
+    )
+    reran = "; ".join(f"`{edit['module']}`: {edit['chapters']}" for edit in times["code_edits"])
     return (
         f"{README_START}\n"
         f"Measured by `scripts/measure_build.py` on {times['date']} ({times['machine']}, {times['cpus']} CPUs, "
         f"torch {times['torch']}):\n\n"
         f"| Build | Seconds |\n|---|---|\n"
-        f"| cold `mkdocs build --strict`, notebooks and figures included | {times['cold']['seconds']} |\n"
+        f"| one 500-step sum-task training, this machine's yardstick | {training} |\n"
+        f"| cold `mkdocs build --strict`, chapters, notebooks and figures included | {cold} |\n"
         f"| `mkdocs serve`, page shows a prose edit (median of {len(times['prose_edit_runs'])}) "
         f"| {times['prose_edit_seconds']} |\n"
-        f"| `mkdocs serve`, rebuild after an edit of `{times['code_edit_module']}` | {times['code_edit_seconds']} |\n\n"
-        f"After that code edit the rebuild executed these notebooks again: {times['code_edit_notebooks']}; "
-        f"Python blocks: {times['code_edit_blocks']}.\n"
+        f"{edits}\n"
+        f"The cold build takes {cold / training:.1f} times as long as the training. "
+        f"Chapters executed again after each code edit: {reran}.\n"
         f"{README_END}"
     )
 
@@ -206,17 +233,17 @@ def main() -> None:
         "torch": torch.__version__,
     }
     if args.edits_only:
-        times |= edit_rebuilds()
-        print(f"prose edit: {times['prose_edit_runs']} s, code edit: {times['code_edit_seconds']} s")
-        print(f"  notebooks executed again: {times['code_edit_notebooks']}; blocks: {times['code_edit_blocks']}")
+        print(json.dumps(edit_rebuilds(), indent=2))
         return
+    times["training_seconds"] = one_training()
+    print(f"one 500-step sum-task training: {times['training_seconds']} s", flush=True)
     times["cold"] = cold_build()
-    print(f"cold build: {times['cold']['seconds']} s", flush=True)
+    ratio = times["cold"]["seconds"] / times["training_seconds"]
+    print(f"cold build: {times['cold']['seconds']} s, {ratio:.1f} times the training", flush=True)
     times |= edit_rebuilds()
     print(f"prose edit shown by mkdocs serve after {times['prose_edit_seconds']} s (runs: {times['prose_edit_runs']})")
-    print(f"code edit of {times['code_edit_module']}: rebuilt in {times['code_edit_seconds']} s")
-    print(f"  notebooks executed again: {times['code_edit_notebooks']}")
-    print(f"  python blocks: {times['code_edit_blocks']}")
+    for edit in times["code_edits"]:
+        print(f"code edit of {edit['module']}: rebuilt in {edit['seconds']} s; chapters run again: {edit['chapters']}")
     OUTPUT.write_text(json.dumps(times, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {OUTPUT.relative_to(ROOT)}")
     if args.update_readme:

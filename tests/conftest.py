@@ -1,6 +1,12 @@
-"""Shared fixtures. The site is built once per test run; figures measured by the tests
-(largest difference against PyTorch, page weights) are printed at the end of the run,
-so a reader of the CI log sees them."""
+"""The one conftest of both tiers.
+
+- `tests/unit/`: the fast tier. Models, masks, equality with PyTorch, bad input, the build's
+  fingerprints; no site build. `bash scripts/dev.sh test tests/unit tutorial_code sitebuild`.
+- `tests/site/`: the slow tier. The built site, its pages, notebooks, browser behaviour, the CLI.
+
+The site is built once per test run. Figures measured by the tests (largest difference against
+PyTorch, build time) are printed at the end of the run, so a reader of the CI log sees them.
+"""
 
 import os
 import subprocess
@@ -27,13 +33,23 @@ def load_file(relative: str):
     return module
 
 
-def cached_env() -> dict[str, str]:
-    """The environment for a subprocess that may reuse the site build's trained models (`.cache/results`).
+def prepared_env() -> dict[str, str]:
+    """The environment of a program run the way the build runs a chapter: one CPU thread, no progress bars,
+    no display, and the build's shared trainings (`.cache/trainings`), so that a test that runs a chapter
+    again reuses the models the build trained and gets the same last digits."""
+    from sitebuild.chapters import build_environment
 
-    One CPU thread, as in the build (hooks/notebooks.py): then what a test computes afresh has the
-    same last digits as what the build computed and cached.
-    """
-    return os.environ | {"TUTORIAL_CACHE_DIR": str(ROOT / ".cache" / "results"), "OMP_NUM_THREADS": "1"}
+    path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])  # finds sitebuild
+    return (
+        os.environ
+        | build_environment(ROOT)
+        | {"TUTORIAL_CACHE_DIR": str(ROOT / ".cache" / "trainings"), "PYTHONPATH": path}
+    )
+
+
+def prepared_command(program: str) -> list[str]:
+    """Run the Python file `program` as `__main__` after `sitebuild.kernel.prepare`, as the build runs a chapter."""
+    return [sys.executable, "-m", "sitebuild.kernel", str(ROOT), program]
 
 
 def site_prefix() -> str:
@@ -50,7 +66,7 @@ def site_prefix() -> str:
 def site(tmp_path_factory) -> Path:
     """Build the whole site once, strictly, into a temporary folder."""
     out = tmp_path_factory.mktemp("site")
-    env = cached_env() | {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+    env = prepared_env() | {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
     start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
@@ -65,7 +81,7 @@ def site(tmp_path_factory) -> Path:
         f"{time.perf_counter() - start:.1f} s"
     )
     for line in result.stderr.splitlines():
-        if "notebooks executed" in line or "python blocks:" in line or "rendered" in line:
+        if "chapters executed" in line:
             REPORT.setdefault("site build log", "")
             REPORT["site build log"] += "\n  " + line.split("-  ", 1)[-1]
     (out / ".build-log.txt").write_text(result.stderr, encoding="utf-8")

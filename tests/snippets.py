@@ -1,4 +1,4 @@
-"""Read the pages the way pymdownx.snippets and markdown-exec do, so tests can run what a page shows."""
+"""Read the pages the way pymdownx.snippets does, so tests can run what a page shows."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*\{?\s*\.?(?P<lang>[\w-]*)(?P<options>[^\n]*)$")
 INCLUDE = re.compile(r'^\s*--8<--\s+"(?P<path>[^":]+)(?::(?P<section>[\w-]+))?"\s*$')
@@ -22,12 +23,13 @@ class Block:
 
     @property
     def executed(self) -> bool:
-        return bool(re.search(r'exec="(on|1|true|yes)"', self.options))
+        """A `python run` fence: the build shows what its chapter sections printed."""
+        return bool(re.match(r"\s*run\b", self.options))
 
     @property
     def shown(self) -> bool:
-        """Whether a reader sees the code (an exec block without `source=` shows only its output)."""
-        return not self.executed or "source=" in self.options
+        """Whether a reader sees the code (`run="markdown"` shows only the output)."""
+        return 'run="markdown"' not in self.options
 
     def typed_lines(self) -> list[str]:
         return [line for line in self.body if line.strip() and not INCLUDE.match(line)]

@@ -18,6 +18,46 @@ from torch import nn
 # --8<-- [end:imports]
 
 
+# --8<-- [start:checks]
+def _check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise ValueError(
+            "query, key and value need at least 2 dimensions (..., T, d), got shapes "
+            f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+        )
+    if query.size(-1) != key.size(-1):
+        raise ValueError(
+            f"query and key must have the same last dimension d_k, got {query.size(-1)} and {key.size(-1)}"
+        )
+    if key.size(-2) != value.size(-2):
+        raise ValueError(
+            f"key and value must hold the same number of positions T_k, got {key.size(-2)} and {value.size(-2)}"
+        )
+
+
+def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+    if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or floating point (added to the scores), "
+            f"got dtype {mask.dtype}; for a 0/1 mask use mask.bool()"
+        )
+    try:
+        broadcast = torch.broadcast_shapes(mask.shape, scores_shape)
+    except RuntimeError:
+        broadcast = None
+    if broadcast != scores_shape:
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} cannot broadcast to the attention scores of shape "
+            f"{tuple(scores_shape)}; a padding mask should be (B, 1, 1, T) with a heads axis or (B, 1, T) "
+            f"without one, a causal mask (T, T)"
+        )
+
+
+# --8<-- [end:checks]
+
+
 # --8<-- [start:scaled_dot_product_attention]
 def scaled_dot_product_attention(
     query: torch.Tensor,
@@ -132,39 +172,3 @@ class SelfAttention(nn.Module):
 
 
 # --8<-- [end:self_attention]
-
-
-def _check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
-    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
-        raise ValueError(
-            "query, key and value need at least 2 dimensions (..., T, d), got shapes "
-            f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-        )
-    if query.size(-1) != key.size(-1):
-        raise ValueError(
-            f"query and key must have the same last dimension d_k, got {query.size(-1)} and {key.size(-1)}"
-        )
-    if key.size(-2) != value.size(-2):
-        raise ValueError(
-            f"key and value must hold the same number of positions T_k, got {key.size(-2)} and {value.size(-2)}"
-        )
-
-
-def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
-    if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
-    if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
-        raise TypeError(
-            f"mask must be boolean (True = may attend) or floating point (added to the scores), "
-            f"got dtype {mask.dtype}; for a 0/1 mask use mask.bool()"
-        )
-    try:
-        broadcast = torch.broadcast_shapes(mask.shape, scores_shape)
-    except RuntimeError:
-        broadcast = None
-    if broadcast != scores_shape:
-        raise ValueError(
-            f"mask of shape {tuple(mask.shape)} cannot broadcast to the attention scores of shape "
-            f"{tuple(scores_shape)}; a padding mask should be (B, 1, 1, T) with a heads axis or (B, 1, T) "
-            f"without one, a causal mask (T, T)"
-        )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,9 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             f"the chapter {chapter.command!r} {what}, so {' and '.join('--' + o for o in unknown)} "
             f"does not apply; it takes {', '.join(takes) if takes else 'no options'}"
         )
-    from tutorial_code.progress import show_progress
-
-    show_progress(not args.no_progress)
+    if args.no_progress:
+        os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its defaults from TQDM_* variables
     overrides = {parameter[option]: value for option, value in given.items()}
     code = compile(chapter_code(chapter, overrides), str(chapter.path), "exec")
     exec(code, {"__name__": "__main__", "__file__": str(chapter.path)})

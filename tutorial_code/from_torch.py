@@ -8,6 +8,7 @@ shows the comparison.
 
 # --8<-- [start:imports]
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from tutorial_code.encoder import EncoderLayer
@@ -40,7 +41,8 @@ def multi_head_attention_from_torch(torch_attention: nn.MultiheadAttention) -> M
         >>> torch.allclose(ours(x)[0], theirs(x, x, x)[0], atol=1e-6)
         True
     """
-    if not torch_attention._qkv_same_embed_dim or torch_attention.bias_k is not None:
+    same_widths = torch_attention.kdim == torch_attention.vdim == torch_attention.embed_dim
+    if not same_widths or torch_attention.bias_k is not None:
         raise ValueError("only nn.MultiheadAttention with kdim == vdim == embed_dim and no add_bias_kv is supported")
     bias = torch_attention.in_proj_bias is not None
     ours = MultiHeadAttention(
@@ -97,7 +99,7 @@ def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> Encoder
     """
     if not torch_layer.self_attn.batch_first:
         raise ValueError("build the PyTorch layer with batch_first=True; this tutorial's tensors are (B, T, d_model)")
-    if torch_layer.activation_relu_or_gelu != 1:
+    if not (torch_layer.activation is F.relu or isinstance(torch_layer.activation, nn.ReLU)):
         raise ValueError("only activation='relu' is supported, as in the paper")
     attention = torch_layer.self_attn
     ours = EncoderLayer(

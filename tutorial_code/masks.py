@@ -18,6 +18,16 @@ import torch
 # --8<-- [end:imports]
 
 
+# --8<-- [start:describe]
+def _describe(value: object) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of dtype {value.dtype} and shape {tuple(value.shape)}"
+    return f"{type(value).__name__}"
+
+
+# --8<-- [end:describe]
+
+
 # --8<-- [start:padding_mask]
 def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Tensor:
     """Mask that hides the padding at the end of each sequence.
@@ -151,9 +161,3 @@ def to_torch_multihead_mask(mask: torch.Tensor) -> torch.Tensor:
 
 
 # --8<-- [end:to_torch_multihead_mask]
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"a tensor of dtype {value.dtype} and shape {tuple(value.shape)}"
-    return f"{type(value).__name__}"

@@ -53,6 +53,21 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
 # --8<-- [end:sinusoidal_table]
 
 
+# --8<-- [start:check_positions]
+def _check_positions(x: torch.Tensor, table: torch.Tensor) -> None:
+    max_len, d_model = table.shape
+    if x.dim() != 3 or x.size(-1) != d_model:
+        raise ValueError(f"x must have shape (B, T, d_model={d_model}), got shape {tuple(x.shape)}")
+    if x.size(1) > max_len:
+        raise ValueError(
+            f"sequence length {x.size(1)} exceeds max_len={max_len} of the position table; "
+            f"build the encoding with max_len >= {x.size(1)}"
+        )
+
+
+# --8<-- [end:check_positions]
+
+
 # --8<-- [start:sinusoidal_positional_encoding]
 class SinusoidalPositionalEncoding(nn.Module):
     """Adds the fixed sinusoidal table to the token vectors. No parameters.
@@ -123,17 +138,6 @@ class LearnedPositionalEncoding(nn.Module):
 
 
 # --8<-- [end:learned_positional_encoding]
-
-
-def _check_positions(x: torch.Tensor, table: torch.Tensor) -> None:
-    max_len, d_model = table.shape
-    if x.dim() != 3 or x.size(-1) != d_model:
-        raise ValueError(f"x must have shape (B, T, d_model={d_model}), got shape {tuple(x.shape)}")
-    if x.size(1) > max_len:
-        raise ValueError(
-            f"sequence length {x.size(1)} exceeds max_len={max_len} of the position table; "
-            f"build the encoding with max_len >= {x.size(1)}"
-        )
 
 
 # --8<-- [start:positional_encoding]

@@ -1,27 +1,20 @@
 """The sum task: a small Transformer learns to add up a sequence of digits.
 
-The model sees 8 digits from 0 to 9 and predicts their sum divided by 10 (so the
-target stays near 1 and a plain MSE loss works). Adding up needs every position,
+The model sees 8 digits from 0 to 9 and predicts their sum divided by 10, so that the
+targets (mean 3.6) stay small and a plain MSE loss works. Adding up needs every position,
 which makes it a quick check that all the pieces work together; it trains in a
 few seconds on a laptop CPU.
 
-Shape letters: B = batch size, T = sequence length, d_model = width of a token
-vector, h = `num_heads`.
+Shape letters: B = batch size, T = sequence length.
 """
 
 # --8<-- [start:imports]
 import functools
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
-from tutorial_code.encoder import EncoderLayer
-from tutorial_code.positional import positional_encoding
-from tutorial_code.progress import progress
-from tutorial_code.result_cache import cache_training
+from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
 
 # --8<-- [end:imports]
 
@@ -55,205 +48,31 @@ def make_batch(
 # --8<-- [end:data]
 
 
-# --8<-- [start:sum_model]
-class SumModel(nn.Module):
-    """Numbers in, one number out: projection, learned positions, encoder layers, mean, head.
-
-    The same architecture serves the other digit tasks of the tutorial
-    ([`tutorial_code.tasks`][tutorial_code.tasks]) through `num_outputs` and `positional`.
-
-    Args:
-        d_model: Width of the token vectors. Defaults to 32.
-        num_heads: Number of attention heads h. Defaults to 4.
-        d_ff: Hidden width of the feed-forward networks. Defaults to 64.
-        num_layers: Number of encoder layers. Defaults to 2.
-        max_len: Longest sequence accepted. Defaults to 16.
-        dropout: Dropout probability. Defaults to 0.1.
-        norm_first: Pre-norm layers (and a final LayerNorm) if True. Defaults to False.
-        num_outputs: Width of the head's output. Defaults to 1 (one number per sequence).
-        positional: `"learned"`, `"sinusoidal"` or `"none"`. Defaults to `"learned"`.
-
-    Raises:
-        ValueError: If `positional` is unknown; in `forward`, if `numbers` is not 2-D
-            or longer than `max_len`.
-        TypeError: In `forward`, if `numbers` is not a floating-point tensor.
-
-    Shape:
-        - numbers: (B, T), floats
-        - output: (B,), the predicted sum / TARGET_SCALE; (B, num_outputs) if num_outputs > 1
-        - weights: a list of `num_layers` tensors of shape (B, h, T, T)
-
-    Examples:
-        >>> prediction, weights = SumModel()(torch.zeros(3, 8))
-        >>> prediction.shape, weights[0].shape
-        (torch.Size([3]), torch.Size([3, 4, 8, 8]))
-    """
-
-    def __init__(
-        self,
-        d_model: int = 32,
-        num_heads: int = 4,
-        d_ff: int = 64,
-        num_layers: int = 2,
-        max_len: int = 16,
-        dropout: float = 0.1,
-        norm_first: bool = False,
-        num_outputs: int = 1,
-        positional: str = "learned",
-    ) -> None:
-        super().__init__()
-        self.input_projection = nn.Linear(1, d_model)  # one number -> one token vector
-        self.positions = positional_encoding(positional, d_model, max_len)
-        self.layers = nn.ModuleList(
-            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
-        )
-        self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
-        self.head = nn.Linear(d_model, num_outputs)
-
-    def forward(
-        self, numbers: torch.Tensor, mask: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """Return `(prediction, weights)` for a batch of number sequences."""
-        if not numbers.dtype.is_floating_point:
-            raise TypeError(f"numbers must be a float tensor, got dtype {numbers.dtype}; use numbers.float()")
-        if numbers.dim() != 2:
-            raise ValueError(f"numbers must have shape (B, T), got shape {tuple(numbers.shape)}")
-        x = self.positions(self.input_projection(numbers.unsqueeze(-1)))  # (B, T, d_model)
-        all_weights = []
-        for layer in self.layers:
-            x, weights = layer(x, mask=mask)
-            all_weights.append(weights)
-        pooled = self.final_norm(x).mean(dim=1)  # (B, d_model): average over positions
-        output = self.head(pooled)  # (B, num_outputs)
-        return (output.squeeze(-1) if output.size(-1) == 1 else output), all_weights
-
-
-# --8<-- [end:sum_model]
-
-
-# --8<-- [start:train]
-@dataclass
-class TrainResult:
-    """What [`train_sum_model`][tutorial_code.sum_task.train_sum_model] returns.
-
-    Attributes:
-        model: The trained model, left in eval mode.
-        losses: Training loss at every step.
-        eval_loss: Loss on a fixed held-out batch of 1024 sequences, in eval mode.
-        seconds: Wall-clock training time.
-    """
-
-    model: SumModel
-    losses: list[float] = field(repr=False)
-    eval_loss: float
-    seconds: float
-
-
-Batches = Callable[[int, int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
-
-
-@cache_training  # reuses the result of an earlier run of the same code when TUTORIAL_CACHE_DIR is set
-def train_sum_model(
-    steps: int = 500,
-    seed: int = 0,
-    batch_size: int = 64,
-    seq_len: int = 8,
-    lr: float = 1e-3,
-    norm_first: bool = False,
-    model: SumModel | None = None,
-    batches: Batches = make_batch,
-    loss_fn: nn.Module | None = None,
-    warmup_steps: int = 0,
-    clip_norm: float | None = None,
-    device: str = "cpu",
-) -> TrainResult:
-    """Train a [`SumModel`][tutorial_code.sum_task.SumModel] with Adam, one fresh batch per step.
-
-    Deterministic on a CPU for a given `seed`: the same seed gives the same losses.
-    By default it trains the sum task with an MSE loss; other digit tasks pass
-    their own `model`, `batches` and `loss_fn` (see [`tutorial_code.tasks`][tutorial_code.tasks]).
+# --8<-- [start:train_sum_model]
+def train_sum_model(steps: int = 500, seed: int = 0, **options: object) -> TrainResult:
+    """Train a [`DigitModel`][tutorial_code.digit_model.DigitModel] to add up digits: MSE on scaled sums.
 
     Args:
         steps: Optimizer steps. Defaults to 500.
-        seed: Seeds the initial weights, the dropout and the data. Defaults to 0.
-        batch_size: Sequences per step. Defaults to 64.
-        seq_len: Digits per sequence. Defaults to 8.
-        lr: Adam learning rate. Defaults to 1e-3.
-        norm_first: Build the pre-norm variant (when `model` is None). Defaults to False.
-        model: A model to train instead of a new post-norm `SumModel`. Defaults to None.
-        batches: Makes `(inputs, targets)` from `(batch_size, seq_len, generator)`.
-            Defaults to [`make_batch`][tutorial_code.sum_task.make_batch].
-        loss_fn: The loss. Defaults to `nn.MSELoss()`.
-        warmup_steps: Raise the learning rate linearly from 0 over this many steps. Defaults to 0.
-        clip_norm: Clip the gradient norm to this value before each step. Defaults to None (no clipping).
-        device: Where to train, for example `"cuda"`; the trained model comes back on the CPU. Defaults to `"cpu"`.
+        seed: Seed of the weights, the dropout and the data. Defaults to 0.
+        **options: Passed on to [`train_digit_model`][tutorial_code.digit_model.train_digit_model]:
+            `lr`, `norm_first`, `model`, `warmup_steps`, `clip_norm`, `device`, ...
 
     Returns:
-        A [`TrainResult`][tutorial_code.sum_task.TrainResult].
-
-    Raises:
-        ValueError: If `steps` or `batch_size` is not positive.
+        A [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is the held-out MSE.
 
     Examples:
-        >>> result = train_sum_model(steps=5)
-        >>> len(result.losses)
-        5
+        >>> len(train_sum_model(steps=3).losses)
+        3
     """
-    if steps < 1 or batch_size < 1:
-        raise ValueError(f"steps and batch_size must be >= 1, got steps={steps}, batch_size={batch_size}")
-    torch.manual_seed(seed)  # initial weights and dropout
-    data = torch.Generator().manual_seed(seed)  # training batches
-    model = SumModel(max_len=max(16, seq_len), norm_first=norm_first) if model is None else model
-    model.to(device)
-    loss_fn = nn.MSELoss() if loss_fn is None else loss_fn
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    # Warm-up: small steps while Adam's statistics are still noisy, then the full rate.
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup_steps)))
-    losses = []
-    start = time.perf_counter()
-    model.train()
-    for _ in progress(range(steps), total=steps, description="training"):
-        inputs, targets = batches(batch_size, seq_len, data)
-        prediction, _ = model(inputs.to(device))
-        loss = loss_fn(prediction, targets.to(device))
-        optimizer.zero_grad()
-        loss.backward()
-        if clip_norm is not None:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
-        optimizer.step()
-        schedule.step()
-        losses.append(loss.item())
-    seconds = time.perf_counter() - start
-    model.cpu()
-    return TrainResult(model.eval(), losses, evaluate(model, seq_len, batches, loss_fn), seconds)
+    return train_digit_model(make_batch, nn.MSELoss(), steps=steps, seed=seed, **options)
 
 
-def evaluate(
-    model: SumModel, seq_len: int = 8, batches: Batches = make_batch, loss_fn: nn.Module | None = None
-) -> float:
-    """Loss of `model` in eval mode on a fixed batch of 1024 sequences (seed 1234).
-
-    Args:
-        model: The model to evaluate; it is switched to eval mode.
-        seq_len: Digits per sequence. Defaults to 8.
-        batches: Makes `(inputs, targets)`. Defaults to `make_batch` (the sum task).
-        loss_fn: The loss. Defaults to `nn.MSELoss()`.
-
-    Returns:
-        The loss on the held-out batch.
-    """
-    inputs, targets = batches(1024, seq_len, torch.Generator().manual_seed(1234))
-    model.eval()  # dropout off: predictions are deterministic
-    with torch.no_grad():
-        prediction, _ = model(inputs)
-    return (nn.MSELoss() if loss_fn is None else loss_fn)(prediction, targets).item()
-
-
-# --8<-- [end:train]
+# --8<-- [end:train_sum_model]
 
 
 # --8<-- [start:predict]
-def predict_sum(model: SumModel, numbers: list[float]) -> float:
+def predict_sum(model: DigitModel, numbers: list[float]) -> float:
     """The model's estimate of `sum(numbers)`, computed in eval mode.
 
     Args:
@@ -274,7 +93,7 @@ def predict_sum(model: SumModel, numbers: list[float]) -> float:
 
 @functools.cache
 def trained_sum_model(seed: int = 0, steps: int = 500, norm_first: bool = False, device: str = "cpu") -> TrainResult:
-    """Train once per process and reuse: chapters, figures and tests share this model.
+    """Train once per process and reuse: a chapter that needs the model twice trains it once.
 
     Args:
         seed: Passed to `train_sum_model`. Defaults to 0.
@@ -283,6 +102,6 @@ def trained_sum_model(seed: int = 0, steps: int = 500, norm_first: bool = False,
         device: Passed to `train_sum_model`. Defaults to `"cpu"`.
 
     Returns:
-        The cached [`TrainResult`][tutorial_code.sum_task.TrainResult].
+        The [`TrainResult`][tutorial_code.digit_model.TrainResult] of that training.
     """
     return train_sum_model(steps=steps, seed=seed, norm_first=norm_first, device=device)

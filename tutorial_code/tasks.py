@@ -2,8 +2,8 @@
 
 Adding up digits ignores their order, so it cannot show what positional encodings
 do, and a uniform average solves it, so it never needs sharp attention. These
-tasks need both. They train the same [`SumModel`][tutorial_code.sum_task.SumModel]
-architecture with [`train_sum_model`][tutorial_code.sum_task.train_sum_model].
+tasks need both. They train the same [`DigitModel`][tutorial_code.digit_model.DigitModel]
+with [`train_digit_model`][tutorial_code.digit_model.train_digit_model].
 
 Shape letters: B = batch size, T = sequence length.
 """
@@ -14,7 +14,7 @@ import functools
 import torch
 from torch import nn
 
-from tutorial_code.sum_task import SumModel, TrainResult, train_sum_model
+from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
 
 # --8<-- [end:imports]
 
@@ -53,11 +53,11 @@ def train_first_minus_last(positional: str, steps: int = 600, seed: int = 0, dev
         device: Where to train. Defaults to `"cpu"`.
 
     Returns:
-        The [`TrainResult`][tutorial_code.sum_task.TrainResult]; `eval_loss` is an MSE.
+        The [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is an MSE.
     """
     torch.manual_seed(seed)
-    model = SumModel(positional=positional)
-    return train_sum_model(steps=steps, seed=seed, model=model, batches=first_minus_last_batch, device=device)
+    model = DigitModel(positional=positional)
+    return train_digit_model(first_minus_last_batch, nn.MSELoss(), steps=steps, seed=seed, model=model, device=device)
 
 
 # --8<-- [end:first_minus_last]
@@ -103,22 +103,16 @@ def train_argmax(steps: int = 500, seed: int = 0, seq_len: int = 8, device: str 
         device: Where to train. Defaults to `"cpu"`.
 
     Returns:
-        The [`TrainResult`][tutorial_code.sum_task.TrainResult]; `eval_loss` is a cross-entropy.
+        The [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is a cross-entropy.
     """
     torch.manual_seed(seed)
-    model = SumModel(num_outputs=seq_len, positional="sinusoidal")
-    return train_sum_model(
-        steps=steps,
-        seed=seed,
-        seq_len=seq_len,
-        model=model,
-        batches=argmax_batch,
-        loss_fn=nn.CrossEntropyLoss(),
-        device=device,
+    model = DigitModel(num_outputs=seq_len, positional="sinusoidal")
+    return train_digit_model(
+        argmax_batch, nn.CrossEntropyLoss(), steps=steps, seed=seed, seq_len=seq_len, model=model, device=device
     )
 
 
-def accuracy(model: SumModel, seq_len: int = 8, seed: int = 1234) -> float:
+def accuracy(model: DigitModel, seq_len: int = 8, seed: int = 1234) -> float:
     """Share of 1024 held-out sequences whose largest digit the model locates.
 
     Args:

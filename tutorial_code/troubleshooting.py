@@ -18,10 +18,11 @@ import torch
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.digit_model import DigitModel
 from tutorial_code.from_torch import multi_head_attention_from_torch
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_code.multi_head import combine_heads, split_heads
-from tutorial_code.sum_task import SumModel, train_sum_model
+from tutorial_code.sum_task import train_sum_model
 
 # --8<-- [end:imports]
 
@@ -201,7 +202,7 @@ def loss_does_not_fall(fixed: bool) -> Outcome:
 def dropout_at_inference(fixed: bool) -> Outcome:
     """Predicting with the model still in train() mode."""
     torch.manual_seed(0)
-    model = SumModel(dropout=0.1)
+    model = DigitModel(dropout=0.1)
     numbers = torch.tensor([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]])
     model.eval() if fixed else model.train()
     with torch.no_grad():

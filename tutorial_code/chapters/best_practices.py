@@ -8,11 +8,15 @@
 # %%
 # --8<-- [start:setup]
 import json
+from pathlib import Path
 
 from torch import nn
 
-from tutorial_code.bench import DEFAULT_OUTPUT, attention_flops
-from tutorial_code.sum_task import SumModel, train_sum_model, trained_sum_model
+import tutorial_code
+from tutorial_code.digit_model import DigitModel
+from tutorial_code.efficiency import attention_flops
+from tutorial_code.plots import log_log_panels
+from tutorial_code.sum_task import train_sum_model, trained_sum_model
 
 # --8<-- [end:setup]
 
@@ -27,7 +31,7 @@ DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come
 
 # %%
 # --8<-- [start:init]
-def xavier_attention(model: SumModel) -> SumModel:
+def xavier_attention(model: DigitModel) -> DigitModel:
     """Xavier-uniform weights and zero biases for every attention projection, as in the paper's code."""
     for layer in model.layers:
         for projection in (layer.attention.W_Q, layer.attention.W_K, layer.attention.W_V, layer.attention.W_O):
@@ -37,7 +41,7 @@ def xavier_attention(model: SumModel) -> SumModel:
 
 
 default_init = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # PyTorch's default initialization
-xavier_init = train_sum_model(steps=STEPS, seed=SEED, model=xavier_attention(SumModel()), device=DEVICE)
+xavier_init = train_sum_model(steps=STEPS, seed=SEED, model=xavier_attention(DigitModel()), device=DEVICE)
 for name, result in (("PyTorch default", default_init), ("Xavier-uniform attention", xavier_init)):
     print(f"{name:>24}: first loss {result.losses[0]:5.2f}, held-out MSE after {STEPS} steps {result.eval_loss:.4f}")
 # --8<-- [end:init]
@@ -55,7 +59,9 @@ for warmup_steps, clip_norm in ((0, None), (100, None), (0, 1.0), (100, 1.0)):
 
 # %%
 # --8<-- [start:results_file]
-results = json.loads(DEFAULT_OUTPUT.read_text(encoding="utf-8"))  # written by python -m tutorial_code.bench
+# written by `python benchmarks/bench.py`, in the repository next to tutorial_code/
+results_file = Path(tutorial_code.__file__).parent.parent / "benchmarks" / "results-cpu.json"
+results = json.loads(results_file.read_text(encoding="utf-8"))
 machine, settings = results["machine"], results["settings"]
 print(
     f"Measured on {machine['cpu']} ({machine['cores']} cores, {machine['torch_threads']} PyTorch threads), "
@@ -99,6 +105,22 @@ for backward in (False, True):
         if any(cells):
             print(f"| {label} | " + " | ".join(cells) + " |")
 # --8<-- [end:attention_table]
+
+
+# %%
+# --8<-- [start:bench_attention]
+forward = [r for r in results["attention"] if not r["backward"]]
+labels = {"naive": "hand-written naive", "sdpa": "hand-written on F.sdpa", "torch_mha": "nn.MultiheadAttention"}
+panels = []
+for quantity, key in (("forward time (ms)", "ms"), ("peak memory (MB)", "peak_mb")):
+    points = {label: [(r["seq_len"], r[key]) for r in forward if r["variant"] == v] for v, label in labels.items()}
+    panels.append((quantity, points))
+fig = log_log_panels(
+    panels,
+    xlabel="sequence length T",
+    colors={"hand-written naive": "#c62828", "hand-written on F.sdpa": "#3f51b5", "nn.MultiheadAttention": "#2e7d32"},
+)
+# --8<-- [end:bench_attention]
 
 
 # %%

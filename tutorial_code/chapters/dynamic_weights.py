@@ -9,6 +9,7 @@
 # --8<-- [start:setup]
 import torch
 
+from tutorial_code.plots import heatmaps
 from tutorial_code.sum_task import predict_sum, trained_sum_model
 
 torch.set_printoptions(precision=2, sci_mode=False)
@@ -40,3 +41,15 @@ print(head0_ramp)
 print(f"largest change of one weight between the two inputs: {(head0_nines - head0_ramp).abs().max():.2f}")
 print(f"predicted sums: {predict_sum(model, nines):.1f} (true 72), {predict_sum(model, ramp):.1f} (true 28)")
 # --8<-- [end:two_inputs]
+
+
+# %%
+# --8<-- [start:dynamic_weights]
+fig = heatmaps(
+    [head0_nines, head0_ramp],
+    ["input 9 9 9 9 9 9 9 9", "input 0 1 2 3 4 5 6 7"],
+    [str(i) for i in range(8)],
+    xlabel="key position",
+    ylabel="query position",
+)
+# --8<-- [end:dynamic_weights]

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from tutorial_code.feed_forward import FeedForward
+from tutorial_code.plots import log_lines
 from tutorial_code.residual import gradient_norm_per_layer
 from tutorial_code.sum_task import trained_sum_model
 
@@ -39,11 +40,26 @@ print(f"std of the FFN output for unit-variance input, seeds {SEED}-{SEED + 4}:"
 # %%
 # --8<-- [start:deep_stack]
 print(f"{'residual':>8} {'LayerNorm':>9} {'grad, layer 0':>14} {'grad, layer 31':>15}")
+gradients = {}
 for residual in (True, False):
     for norm in (True, False):
-        norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
+        gradients[residual, norm] = norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
         print(f"{residual!s:>8} {norm!s:>9} {norms[0]:>14.1e} {norms[-1]:>15.1e}")
 # --8<-- [end:deep_stack]
+
+
+# %%
+# --8<-- [start:residual_gradients]
+colors = {(True, True): "#3f51b5", (True, False): "#2e7d32", (False, True): "#ef6c00", (False, False): "#c62828"}
+fig = log_lines(
+    [
+        (f"residual {'on' if residual else 'off'}, LayerNorm {'on' if norm else 'off'}", norms, colors[residual, norm])
+        for (residual, norm), norms in gradients.items()
+    ],
+    xlabel="layer (0 = closest to the input)",
+    ylabel="gradient norm (log scale)",
+)
+# --8<-- [end:residual_gradients]
 
 
 # %%
@@ -62,7 +78,19 @@ print(f"gradient norm of LayerNorm(x).sum(): {x.grad.norm():.1e}")
 # --8<-- [start:post_vs_pre]
 print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}")
 for seed in (SEED, SEED + 1, SEED + 2):
-    post = trained_sum_model(seed=seed, steps=STEPS, device=DEVICE)  # cached: the figures reuse it
+    post = trained_sum_model(seed=seed, steps=STEPS, device=DEVICE)  # trained once per process: the figure reuses it
     pre = trained_sum_model(seed=seed, steps=STEPS, norm_first=True, device=DEVICE)
     print(f"{seed:>4} {post.eval_loss:>14.4f} {pre.eval_loss:>13.4f}")
 # --8<-- [end:post_vs_pre]
+
+
+# %%
+# --8<-- [start:loss_curve]
+post = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained above, reused
+pre = trained_sum_model(seed=SEED, steps=STEPS, norm_first=True, device=DEVICE)
+fig = log_lines(
+    [("post-norm (the paper)", post.losses, "#3f51b5"), ("pre-norm", pre.losses, "#ef6c00")],
+    xlabel="training step",
+    ylabel="MSE loss (log scale)",
+)
+# --8<-- [end:loss_curve]

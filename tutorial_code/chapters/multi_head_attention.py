@@ -11,9 +11,11 @@ import torch
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.digit_model import DigitModel
 from tutorial_code.masks import padding_mask
 from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention, combine_heads, split_heads
-from tutorial_code.sum_task import SumModel, train_sum_model, trained_sum_model
+from tutorial_code.plots import heatmaps
+from tutorial_code.sum_task import train_sum_model, trained_sum_model
 
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
@@ -73,7 +75,7 @@ print(
 # --8<-- [start:concat_only]
 with_w_o = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
 torch.manual_seed(SEED)
-model = SumModel()
+model = DigitModel()
 for layer in model.layers:
     layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing, no parameters
 without_w_o = train_sum_model(steps=STEPS, seed=SEED, model=model, device=DEVICE)
@@ -81,6 +83,18 @@ for name, result in (("with W_O", with_w_o), ("heads only concatenated", without
     parameters = sum(p.numel() for p in result.model.parameters())
     print(f"{name:>24}: {parameters:,} parameters, held-out MSE {result.eval_loss:.4f}")
 # --8<-- [end:concat_only]
+
+
+# %%
+# --8<-- [start:sum_model_heads]
+numbers = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
+with torch.no_grad():
+    _, weights = result.model.eval()(torch.tensor([numbers]))
+first_layer = weights[0][0]  # layer 0, sequence 0: (h, T, T)
+labels = [str(int(v)) for v in numbers]
+heads = [f"head {h}" for h in range(len(first_layer))]
+fig = heatmaps(list(first_layer), heads, labels, xlabel="key (digit)", ylabel="query (digit)")
+# --8<-- [end:sum_model_heads]
 
 
 # %%

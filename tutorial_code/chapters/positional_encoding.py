@@ -10,6 +10,7 @@
 import torch
 
 from tutorial_code.multi_head import MultiHeadAttention
+from tutorial_code.plots import table_image
 from tutorial_code.positional import sinusoidal_table
 from tutorial_code.tasks import train_first_minus_last
 
@@ -46,6 +47,16 @@ print(table[:3, :6])
 similarity = table @ table.T  # dot products between position vectors
 print("dot product of position 10 with positions 8..12:", similarity[10, 8:13])
 # --8<-- [end:table]
+
+
+# %%
+# --8<-- [start:sinusoidal_table]
+fig = table_image(
+    sinusoidal_table(max_len=64, d_model=64),
+    xlabel="feature (even: sine, odd: cosine; frequency falls to the right)",
+    ylabel="position",
+)
+# --8<-- [end:sinusoidal_table]
 
 
 # %%

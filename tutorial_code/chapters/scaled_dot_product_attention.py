@@ -8,12 +8,14 @@
 # %%
 # --8<-- [start:setup]
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
 
 from tutorial_code.attention import SelfAttention, scaled_dot_product_attention
 from tutorial_code.masks import causal_mask
+from tutorial_code.plots import bars
 
 torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [end:setup]
@@ -85,13 +87,34 @@ for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt
 
 
 # %%
+# --8<-- [start:softmax_scaling]
+torch.manual_seed(1)
+query, keys = torch.randn(d_k), torch.randn(num_keys, d_k)  # one query, 16 keys
+scores = keys @ query  # (num_keys,)
+fig = bars(
+    [
+        ("unscaled: softmax(q.k)", torch.softmax(scores, dim=0)),
+        (f"scaled: softmax(q.k / sqrt({d_k}))", torch.softmax(scores / math.sqrt(d_k), dim=0)),
+    ],
+    xlabel="key",
+    ylabel="attention weight",
+    reference=1 / num_keys,
+)
+# --8<-- [end:softmax_scaling]
+
+
+# %%
 # --8<-- [start:single_score]
 torch.manual_seed(SEED)
 q = torch.randn(1, 1, 64)
 k = torch.randn(1, 1, 64)
 score = q @ k.transpose(-2, -1)  # shape (1, 1, 1): a single number
 print("one score:", score.flatten())
-print("its std:", score.std())  # std of a single number: 0 / 0
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    spread = score.std()  # std of a single number: 0 / 0
+print("its std:", spread)
+print("PyTorch warns:", str(caught[0].message).split(".")[0])
 # --8<-- [end:single_score]
 
 

@@ -9,6 +9,7 @@
 # --8<-- [start:setup]
 import torch
 
+from tutorial_code.plots import heatmaps, log_lines
 from tutorial_code.sum_task import predict_sum, trained_sum_model
 from tutorial_code.tasks import accuracy, argmax_batch, train_argmax
 
@@ -26,12 +27,18 @@ DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come
 
 # %%
 # --8<-- [start:sum_task]
-result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # train_sum_model, cached
+result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained once per process, reused below
 for step in sorted({*range(0, STEPS, max(1, STEPS // 5)), STEPS - 1}):
     print(f"step {step:>3}: training loss {result.losses[step]:.4f}")
 print(f"held-out loss in eval mode: {result.eval_loss:.4f}  (training took {result.seconds:.1f} s)")
 print(f"parameters: {sum(p.numel() for p in result.model.parameters()):,}")
 # --8<-- [end:sum_task]
+
+
+# %%
+# --8<-- [start:training_loss]
+fig = log_lines([("sum task", result.losses, "#3f51b5")], xlabel="training step", ylabel="MSE loss (log scale)")
+# --8<-- [end:training_loss]
 
 
 # %%
@@ -60,3 +67,15 @@ for layer, layer_weights in enumerate(weights):
     on_largest = layer_weights[rows, :, :, targets].mean(dim=(0, 2))  # (h,)
     print(f"layer {layer}, weight on the largest digit per head:", on_largest)
 # --8<-- [end:argmax]
+
+
+# %%
+# --8<-- [start:argmax_heads]
+numbers, _ = argmax_batch(1, 8, torch.Generator().manual_seed(7))
+with torch.no_grad():
+    _, weights = argmax_result.model(numbers)
+first_layer = weights[0][0]  # layer 0, sequence 0: (h, T, T)
+labels = [str(int(v)) for v in numbers[0]]
+heads = [f"head {h}" for h in range(len(first_layer))]
+fig = heatmaps(list(first_layer), heads, labels, xlabel="key (digit)", ylabel="query (digit)")
+# --8<-- [end:argmax_heads]

@@ -6,12 +6,20 @@
 
 
 # %%
+# --8<-- [start:table]
+from tutorial_code.troubleshooting import markdown_table
+
+print(markdown_table())
+# --8<-- [end:table]
+
+
+# %%
 # --8<-- [start:setup]
 import torch
 
 from tutorial_code.debugging import attention_entropy, gradient_norms, print_shapes
-from tutorial_code.sum_task import SumModel, make_batch, trained_sum_model
-from tutorial_code.troubleshooting import markdown_table
+from tutorial_code.digit_model import DigitModel
+from tutorial_code.sum_task import make_batch, trained_sum_model
 
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
@@ -26,14 +34,8 @@ DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come
 
 
 # %%
-# --8<-- [start:table]
-print(markdown_table())
-# --8<-- [end:table]
-
-
-# %%
 # --8<-- [start:shapes]
-model = SumModel(num_layers=1)
+model = DigitModel(num_layers=1)
 with print_shapes(model):
     model(torch.zeros(2, 8))
 # --8<-- [end:shapes]
@@ -41,7 +43,7 @@ with print_shapes(model):
 
 # %%
 # --8<-- [start:entropy]
-untrained = SumModel().eval()
+untrained = DigitModel().eval()
 trained = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE).model
 numbers = torch.tensor([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]])
 with torch.no_grad():
@@ -55,7 +57,7 @@ with torch.no_grad():
 # %%
 # --8<-- [start:gradients]
 torch.manual_seed(SEED)
-model = SumModel()
+model = DigitModel()
 numbers, targets = make_batch(64, 8, torch.Generator().manual_seed(0))
 prediction, _ = model(numbers)
 torch.nn.functional.mse_loss(prediction, targets).backward()

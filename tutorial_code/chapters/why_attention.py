@@ -11,6 +11,7 @@ import os
 
 import torch
 
+from tutorial_code.plots import log_lines
 from tutorial_code.why_attention import gradient_reach, time_layers
 
 # --8<-- [end:setup]
@@ -33,3 +34,13 @@ print(f"{'input position':>15} {'RNN gradient':>13} {'attention gradient':>19}")
 for t in (0, 16, 32, 48, 56, 62, 63):
     print(f"{t:>15} {recurrent[t]:>13.1e} {attention[t]:>19.1e}")
 # --8<-- [end:gradient_reach]
+
+
+# %%
+# --8<-- [start:gradient_reach_figure]
+fig = log_lines(
+    [("RNN (nn.RNN, tanh)", recurrent, "#c62828"), ("self-attention", attention, "#3f51b5")],
+    xlabel="input position t (the output read is at position 63)",
+    ylabel="gradient norm (log scale)",
+)
+# --8<-- [end:gradient_reach_figure]

@@ -128,11 +128,11 @@ class PageWatcher:
             self.problems.append(f"HTTP {response.status}: {response.url}")
 
 
-def visit(browser, url: str, viewport=DESKTOP, color_scheme="light"):
+def visit(browser, url: str, viewport=DESKTOP, color_scheme="light", wait_until="networkidle"):
     context = browser.new_context(viewport=viewport, color_scheme=color_scheme)
     page = context.new_page()
     watcher = PageWatcher(page, urlsplit(url).netloc)
-    page.goto(url, wait_until="networkidle")
+    page.goto(url, wait_until=wait_until)
     return context, page, watcher
 
 
@@ -155,15 +155,37 @@ PAGE_CHECKS = """() => {
 }"""
 
 
-def test_every_page_loads_cleanly(browser, base_url, page_paths):
-    problems, formulas = {}, 0
+WEIGHT = """() => performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
+     .reduce((total, entry) => total + (entry.transferSize || entry.encodedBodySize || 0), 0)"""
+
+
+@pytest.fixture(scope="session")
+def page_reports(browser, base_url, page_paths) -> dict[str, dict]:
+    """One visit of every page (desktop, light theme), recording what the tests below check: what went wrong while
+    it loaded, the page checks, its edit links, the bytes it transferred and axe-core's violations."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe, reports = Axe(), {}
     for path in page_paths:
         context, page, watcher = visit(browser, base_url + path)
-        result = page.evaluate(PAGE_CHECKS)
-        formulas += result["formulas"]
-        if watcher.problems or result["problems"]:
-            problems[path or "home"] = watcher.problems + result["problems"]
+        edit = page.locator("a.md-content__button[href*='/edit/']")
+        reports[path or "home"] = {
+            "checks": page.evaluate(PAGE_CHECKS),
+            "edit_links": [edit.nth(i).get_attribute("href") for i in range(edit.count())],
+            "bytes": page.evaluate(WEIGHT),
+            "violations": axe.run(page).response["violations"],
+            "problems": list(watcher.problems),
+        }
         context.close()
+    return reports
+
+
+def test_every_page_loads_cleanly(page_reports, page_paths):
+    problems, formulas = {}, 0
+    for path, report in page_reports.items():
+        formulas += report["checks"]["formulas"]
+        if report["problems"] or report["checks"]["problems"]:
+            problems[path] = report["problems"] + report["checks"]["problems"]
     REPORT["pages checked in the browser"] = str(len(page_paths))
     REPORT["formulas typeset"] = str(formulas)
     assert problems == {}
@@ -186,18 +208,13 @@ def test_sitemap_and_404_page(browser, base_url):
     context.close()
 
 
-def test_no_serious_accessibility_violations(browser, base_url, page_paths):
-    from axe_playwright_python.sync_playwright import Axe
-
-    axe = Axe()
+def test_no_serious_accessibility_violations(page_reports):
     serious, counts = {}, {"minor": 0, "moderate": 0, "serious": 0, "critical": 0}
-    for path in page_paths:
-        context, page, _ = visit(browser, base_url + path)
-        for violation in axe.run(page).response["violations"]:
+    for path, report in page_reports.items():
+        for violation in report["violations"]:
             counts[violation["impact"]] = counts.get(violation["impact"], 0) + 1
             if violation["impact"] in ("serious", "critical"):
-                serious.setdefault(path or "home", []).append(f"{violation['id']}: {violation['help']}")
-        context.close()
+                serious.setdefault(path, []).append(f"{violation['id']}: {violation['help']}")
     REPORT["axe violations by impact (pages x rules)"] = ", ".join(f"{k} {v}" for k, v in counts.items())
     assert serious == {}
 
@@ -254,7 +271,7 @@ def test_figures_are_legible_in_both_themes(browser, base_url, color_scheme):
 def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_paths):
     wide = {}
     for path in page_paths:
-        context, page, _ = visit(browser, base_url + path, viewport=PHONE)
+        context, page, _ = visit(browser, base_url + path, viewport=PHONE, wait_until="load")
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > PHONE["width"]:
             wide[path or "home"] = width
@@ -262,36 +279,27 @@ def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_path
     assert wide == {}
 
 
-def test_edit_links_point_at_files_in_the_repository(browser, base_url, page_paths):
+def test_edit_links_point_at_files_in_the_repository(page_reports):
     import yaml  # shipped with mkdocs
 
     config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
     edit_prefix = config["repo_url"].rstrip("/") + "/edit/main/"
     wrong = {}
-    for path in page_paths:
-        context, page, _ = visit(browser, base_url + path)
-        link = page.locator("a.md-content__button[href*='/edit/']")
-        if link.count() != 1:
-            wrong[path or "home"] = "no edit link"
+    for path, report in page_reports.items():
+        if len(report["edit_links"]) != 1:
+            wrong[path] = "no edit link"
         else:
-            href = link.get_attribute("href")
+            href = report["edit_links"][0]
             file = href.removeprefix(edit_prefix)
             if not href.startswith(edit_prefix) or not (ROOT / file).is_file():
-                wrong[path or "home"] = href
-        context.close()
+                wrong[path] = href
     assert wrong == {}
+    assert page_reports["reference/masks/"]["edit_links"][0].endswith("/tutorial_code/masks.py")
 
 
-def test_page_weight_and_screenshots(browser, base_url, page_paths):
+def test_page_weight_and_screenshots(browser, base_url, page_reports):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    weights = {}
-    for path in page_paths:
-        context, page, _ = visit(browser, base_url + path)
-        weights[path or "home"] = page.evaluate(
-            """() => performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
-                 .reduce((total, entry) => total + (entry.transferSize || entry.encodedBodySize || 0), 0)"""
-        )
-        context.close()
+    weights = {path: report["bytes"] for path, report in page_reports.items()}
     heaviest = max((p for p in weights if p != "home"), key=weights.get)
     REPORT["bytes transferred, home page"] = f"{weights['home']:,}"
     REPORT[f"bytes transferred, heaviest page ({heaviest})"] = f"{weights[heaviest]:,}"

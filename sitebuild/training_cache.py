@@ -1,21 +1,20 @@
-"""Reuse trained results between processes, keyed by the exact code that produced them.
+"""Share trained models between the chapters of one build, applied from outside the code readers copy.
 
-Training the small models of the chapters takes a few seconds each; the site build,
-the notebooks, the chapter commands and the tests all need the same models. When the
-environment variable `TUTORIAL_CACHE_DIR` names a folder, a result is saved there the
-first time it is computed and loaded the next time, by any process. The key holds the
-arguments, the source of every `tutorial_code` module the computation depends on
-(followed through imports), the PyTorch version and the number of CPU threads: edit
-`encoder.py` and every model trained through it is trained again; edit `masks.py` and
-nothing that does not import it is. Without the variable nothing is cached.
+Seven chapters train the same sum-task model. Each chapter runs once per build, in its own
+kernel, and [`install`][sitebuild.training_cache.install] (called by the build before a
+chapter's first cell) wraps `tutorial_code.digit_model.train_digit_model` so that a
+training already done by another chapter, with the same arguments and the same code, is
+loaded instead of repeated. The key holds the arguments, the source of every
+`tutorial_code` module the training depends on (followed through imports), the PyTorch
+version and the number of CPU threads. A reused result is exactly what training would
+have returned, wall-clock time aside: the model passed in gets the trained weights, and
+torch's global random state is left as training leaves it.
 
-The site build sets the variable to `.cache/results` in the repository; delete that
-folder, or set `TUTORIAL_CACHE_DIR` to an empty folder, to measure everything again.
+The folder is `TUTORIAL_CACHE_DIR`; the build sets it to `.cache/trainings`.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import functools
 import hashlib
@@ -24,20 +23,16 @@ import os
 import pickle
 import sys
 import types
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import torch
 from torch import nn
 
-CACHE_DIR_VARIABLE = "TUTORIAL_CACHE_DIR"
-PACKAGE = "tutorial_code"
-PACKAGE_DIR = Path(__file__).resolve().parent
-# Modules that decide whether a result is reused, or draw progress bars: they never change what is
-# computed, so editing them does not throw away every trained model.
-NEUTRAL_MODULES = frozenset({"tutorial_code.result_cache", "tutorial_code.progress"})
+from sitebuild.fingerprint import PACKAGE, code_fingerprint
 
+CACHE_DIR_VARIABLE = "TUTORIAL_CACHE_DIR"
 LIBRARIES = {"torch", "numpy", *sys.stdlib_module_names}
 T = TypeVar("T")
 
@@ -50,91 +45,6 @@ def cache_directory() -> Path | None:
     directory = Path(value).expanduser()
     directory.mkdir(parents=True, exist_ok=True)
     return directory
-
-
-def module_path(module: str) -> Path:
-    """The source file of a `tutorial_code` module, for example `tutorial_code.masks`.
-
-    Raises:
-        ValueError: If `module` is not part of `tutorial_code` or has no source file.
-    """
-    if module != PACKAGE and not module.startswith(PACKAGE + "."):
-        raise ValueError(f"{module!r} is not a tutorial_code module")
-    parts = module.split(".")[1:]
-    candidates = [PACKAGE_DIR.joinpath(*parts).with_suffix(".py"), PACKAGE_DIR.joinpath(*parts, "__init__.py")]
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise ValueError(f"no source file for {module!r}: looked for {', '.join(str(p) for p in candidates)}")
-
-
-@functools.lru_cache(maxsize=4096)
-def imported_modules(source: str) -> frozenset[str]:
-    """The `tutorial_code` modules that a piece of Python source imports directly.
-
-    Examples:
-        >>> sorted(imported_modules("from tutorial_code.masks import causal_mask\\nimport torch"))
-        ['tutorial_code.masks']
-        >>> sorted(imported_modules("from tutorial_code import attention"))
-        ['tutorial_code.attention']
-    """
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == PACKAGE:
-                for alias in node.names:
-                    submodule = f"{PACKAGE}.{alias.name}"
-                    with contextlib.suppress(ValueError):
-                        module_path(submodule)
-                        found.add(submodule)
-            elif node.module.startswith(PACKAGE + "."):
-                found.add(node.module)
-    return frozenset(found)
-
-
-def dependencies(modules: Iterable[str]) -> set[str]:
-    """`modules` and every `tutorial_code` module they import, directly or not.
-
-    Examples:
-        >>> sorted(dependencies(["tutorial_code.multi_head"]))
-        ['tutorial_code.attention', 'tutorial_code.multi_head']
-    """
-    seen: set[str] = set()
-    pending = list(modules)
-    while pending:
-        module = pending.pop()
-        if module in seen:
-            continue
-        seen.add(module)
-        pending.extend(imported_modules(module_path(module).read_text(encoding="utf-8")) - seen)
-    return seen
-
-
-def code_fingerprint(modules: Iterable[str] = (), source: str = "") -> str:
-    """A hash of `source`, of the modules it and `modules` depend on, of torch's version and thread count.
-
-    The thread count is part of it because one and two threads add floats in different orders:
-    their results differ in the last digits, and a page must not mix the two.
-    """
-    digest = hashlib.sha256()
-    for module in sorted(dependencies(set(modules) | imported_modules(source) if source else set(modules))):
-        if module in NEUTRAL_MODULES:
-            continue
-        digest.update(module.encode() + b"\0" + module_path(module).read_bytes() + b"\0")
-    digest.update(source.encode())
-    digest.update(f"torch {torch.__version__} threads {torch.get_num_threads()}".encode())
-    return digest.hexdigest()
-
-
-def data_fingerprint() -> str:
-    """A hash of the benchmark results (`benchmarks/results-*.json`), which pages and figures read: written by
-    `python -m tutorial_code.bench`, never by the build, so no code fingerprint covers them."""
-    digest = hashlib.sha256()
-    for data in sorted((PACKAGE_DIR.parent / "benchmarks").glob("results-*.json")):
-        digest.update(data.name.encode() + b"\0" + data.read_bytes())
-    return digest.hexdigest()
 
 
 @contextlib.contextmanager
@@ -156,8 +66,8 @@ def _locked(path: Path) -> Iterator[None]:
 def cached(key: str, compute: Callable[[], T]) -> T:
     """Return the value saved under `key`, or compute, save and return it.
 
-    `key` must already include a [`code_fingerprint`][tutorial_code.result_cache.code_fingerprint]
-    of the code behind `compute`. Without `TUTORIAL_CACHE_DIR`, this just calls `compute()`.
+    `key` must already include a fingerprint of the code behind `compute`.
+    Without `TUTORIAL_CACHE_DIR`, this just calls `compute()`.
     """
     directory = cache_directory()
     if directory is None:
@@ -253,7 +163,7 @@ def describe(value: Any, modules: set[str]) -> str:
 
 
 def cache_training(train: Callable[..., T]) -> Callable[..., T]:
-    """Decorate a training function whose result has a `model`: reuse its saved result when caching is on.
+    """Wrap a training function whose result has a `model`: reuse its saved result when caching is on.
 
     On a reused result the caller gets exactly what training would have given it: a model
     passed in is loaded with the trained weights, and torch's global random state is left
@@ -269,7 +179,8 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
         arguments.apply_defaults()
         modules = {train.__module__}
         described = ", ".join(f"{name}={describe(value, modules)}" for name, value in arguments.arguments.items())
-        key = f"{train.__module__}.{train.__qualname__}({described}) code {code_fingerprint(modules)}"
+        fingerprint = code_fingerprint(modules)
+        key = f"{train.__module__}.{train.__qualname__}({described}) code {fingerprint} {torch_build()}"
 
         def compute() -> tuple[T, torch.Tensor]:
             result = train(*args, **kwargs)
@@ -285,3 +196,22 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
         return result
 
     return train_or_reuse
+
+
+def torch_build() -> str:
+    """PyTorch's version and thread count: one and two threads add floats in different orders."""
+    return f"torch {torch.__version__} threads {torch.get_num_threads()}"
+
+
+def install() -> None:
+    """Make `tutorial_code.digit_model.train_digit_model` reuse saved trainings.
+
+    Call it before any chapter code imports the function: modules imported afterwards
+    (`sum_task`, `tasks`, the chapter itself) bind the wrapped function.
+    """
+    import tutorial_code.digit_model as digit_model
+
+    if not getattr(digit_model.train_digit_model, "reuses_trainings", False):
+        wrapped = cache_training(digit_model.train_digit_model)
+        wrapped.reuses_trainings = True
+        digit_model.train_digit_model = wrapped

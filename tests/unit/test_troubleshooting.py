@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from tutorial_code.debugging import attention_entropy, gradient_norms, print_shapes
-from tutorial_code.sum_task import SumModel
+from tutorial_code.digit_model import DigitModel
 from tutorial_code.troubleshooting import PROBLEMS, markdown_table
 
 # The exact text PyTorch prints, so that an upgrade that changes a message fails here, not on the page.
@@ -38,7 +38,7 @@ def test_markdown_table_has_one_row_per_problem():
 
 
 def test_print_shapes_reports_every_submodule_and_removes_its_hooks():
-    model = SumModel(num_layers=1)
+    model = DigitModel(num_layers=1)
     with print_shapes(model) as lines:
         model(torch.zeros(2, 8))
     assert any(line.startswith("head ") and line.endswith("(2, 1)") for line in lines)
@@ -55,9 +55,9 @@ def test_attention_entropy_bounds():
 
 
 def test_gradient_norms_flag_parameters_without_gradient():
-    model = SumModel()
+    model = DigitModel()
     model(torch.zeros(2, 8))[0].sum().backward()
     norms = gradient_norms(model)
     assert all(norm == norm for norm in norms.values())  # no NaN: everything is connected
-    fresh = gradient_norms(SumModel())
+    fresh = gradient_norms(DigitModel())
     assert all(norm != norm for norm in fresh.values())  # no backward yet: all NaN

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from tutorial_code.sum_task import SumModel
+from tutorial_code.digit_model import DigitModel
 from tutorial_code.tasks import accuracy, argmax_batch, first_minus_last_batch, train_argmax
 
 
@@ -26,7 +26,7 @@ def test_argmax_model_learns_to_find_the_largest_digit():
 
 def test_untrained_argmax_model_is_near_chance():
     torch.manual_seed(0)
-    assert accuracy(SumModel(num_outputs=8, positional="sinusoidal")) < 0.4
+    assert accuracy(DigitModel(num_outputs=8, positional="sinusoidal")) < 0.4
 
 
 def test_argmax_batch_refuses_more_than_ten_positions():
@@ -36,4 +36,4 @@ def test_argmax_batch_refuses_more_than_ten_positions():
 
 def test_unknown_positional_encoding_is_explained():
     with pytest.raises(ValueError, match="positional must be 'sinusoidal', 'learned' or 'none'"):
-        SumModel(positional="rotary")
+        DigitModel(positional="rotary")

@@ -7,19 +7,24 @@ import sys
 
 import pytest
 import torch
-from conftest import ROOT, cached_env
+from conftest import ROOT, prepared_command, prepared_env
 
+from sitebuild import chapters as chapter_runs
 from tutorial_code.cli import chapters, read_chapter
 
 CHAPTERS = chapters()
-TIMED = {"why-attention"}  # prints wall-clock timings, which differ from run to run
+TIMED = {name.replace("_", "-") for name in chapter_runs.TIMED}  # print wall-clock timings, which differ by run
 
 
 def command(*args: str, cache: bool = True) -> subprocess.CompletedProcess:
-    env = cached_env() if cache else {k: v for k, v in cached_env().items() if k != "TUTORIAL_CACHE_DIR"}
-    return subprocess.run(
-        [sys.executable, "-m", "tutorial_code", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600
-    )
+    """Run `python -m tutorial_code ARGS`. With `cache`, as the build runs a chapter (its trainings reused);
+    without, exactly as a reader runs it, progress bar included."""
+    if cache:
+        argv, env = [*prepared_command("-m"), "tutorial_code", *args], prepared_env()
+    else:
+        argv = [sys.executable, "-m", "tutorial_code", *args]
+        env = {k: v for k, v in prepared_env().items() if k not in ("TUTORIAL_CACHE_DIR", "TQDM_DISABLE")}
+    return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
 
 
 def test_every_chapter_script_is_a_command_in_reading_order():

@@ -1,12 +1,26 @@
 """The strict site build, and what the built site must contain."""
 
+import ast
 import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PUBLIC_MODULES = sorted(p.stem for p in (ROOT / "tutorial_code").glob("*.py") if not p.stem.startswith("_"))
+from conftest import ROOT
+
+
+def not_curriculum() -> set[str]:
+    """The modules scripts/gen_api_pages.py leaves out of the API reference."""
+    tree = ast.parse((ROOT / "scripts" / "gen_api_pages.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NOT_CURRICULUM":
+            return set(ast.literal_eval(node.value))
+    raise AssertionError("scripts/gen_api_pages.py defines no NOT_CURRICULUM")
+
+
+PUBLIC_MODULES = sorted(
+    p.stem for p in (ROOT / "tutorial_code").glob("*.py") if not p.stem.startswith("_") and p.stem not in not_curriculum()
+)
 
 
 class _Links(HTMLParser):
@@ -33,21 +47,25 @@ def test_every_public_module_has_an_api_page(site):
         assert f"tutorial_code.{module}" in page.read_text(encoding="utf-8")
 
 
-def test_figures_are_built_and_not_committed(site):
-    from tutorial_code.figures import FIGURES
+def test_the_api_reference_holds_the_curriculum_only(site):
+    reference = {p.name for p in (site / "reference").iterdir() if p.is_dir()} - {"SUMMARY"}
+    assert reference == set(PUBLIC_MODULES)
+    assert not_curriculum() and not reference & not_curriculum()
+    assert not (site / "reference" / "sitebuild").exists()
 
+
+def test_figures_are_built_and_not_committed(site):
     committed = subprocess.run(["git", "ls-files", "*.png", "*.svg"], cwd=ROOT, capture_output=True, text=True).stdout
     assert committed.strip() == ""
-    for name in FIGURES:
-        png = site / "figures" / f"{name}.png"
-        assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    figures = sorted((site / "figures").glob("*.png"))
+    assert len(figures) >= 10
+    for png in figures:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_every_figure_is_used_with_alt_text(site):
-    from tutorial_code.figures import FIGURES
-
     html = "".join(p.read_text(encoding="utf-8") for p in html_pages(site))
-    for name in FIGURES:
+    for name in (png.stem for png in (site / "figures").glob("*.png")):
         match = re.search(rf'<img[^>]*src="[^"]*figures/{name}\.png"[^>]*>', html)
         assert match, f"figure {name} is not shown on any page"
         assert re.search(r'alt="[^"]{20,}"', match.group(0)), f"figure {name} needs a descriptive alt text"
@@ -61,8 +79,10 @@ def test_no_page_loads_anything_from_another_host(site):
             if tag in ("script", "img", "link", "iframe", "source", "video", "audio"):
                 assert not re.match(r"^(https?:)?//", url), f"{page.relative_to(site)} loads {url}"
     for css in site.rglob("*.css"):
-        for url in re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8")):
+        text = css.read_text(encoding="utf-8")
+        for url in re.findall(r"url\(([^)]+)\)", text) + re.findall(r"@import\s+['\"]([^'\"]+)", text):
             assert not re.match(r"""^['"]?(https?:)?//""", url), f"{css.relative_to(site)} loads {url}"
+    assert not list(site.rglob("*pyodide*")), "no file of markdown-exec's, which imports a stylesheet from a CDN"
 
 
 def test_math_is_left_for_the_local_katex(site):

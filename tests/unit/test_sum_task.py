@@ -1,9 +1,10 @@
-"""The sum task trains, deterministically, to the accuracy the pages report."""
+"""The digit model trains on the sum task, deterministically, to the accuracy the pages report."""
 
 import pytest
 import torch
 
-from tutorial_code.sum_task import SumModel, predict_sum, train_sum_model, trained_sum_model
+from tutorial_code.digit_model import DigitModel
+from tutorial_code.sum_task import predict_sum, train_sum_model, trained_sum_model
 
 
 def test_trains_below_0_05_within_500_steps_at_the_documented_seed():
@@ -32,9 +33,9 @@ def test_eval_mode_prediction_is_deterministic_and_train_mode_is_not():
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda: SumModel()(torch.tensor([[1, 2, 3]])), TypeError, r"use numbers\.float\(\)"),
-        (lambda: SumModel()(torch.tensor([1.0, 2.0])), ValueError, r"numbers must have shape \(B, T\)"),
-        (lambda: SumModel()(torch.zeros(1, 20)), ValueError, "exceeds max_len=16"),
+        (lambda: DigitModel()(torch.tensor([[1, 2, 3]])), TypeError, r"use numbers\.float\(\)"),
+        (lambda: DigitModel()(torch.tensor([1.0, 2.0])), ValueError, r"numbers must have shape \(B, T\)"),
+        (lambda: DigitModel()(torch.zeros(1, 20)), ValueError, "exceeds max_len=16"),
         (lambda: train_sum_model(steps=0), ValueError, "steps and batch_size must be >= 1"),
     ],
 )

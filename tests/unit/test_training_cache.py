@@ -1,14 +1,23 @@
-"""The result cache: a result is reused only while the code behind it is unchanged, and a reused training
-leaves the caller exactly where a real one would."""
+"""The build's shared trainings and fingerprints: a result is reused only while the code behind it is unchanged,
+and a reused training leaves the caller exactly where a real one would."""
 
 import shutil
 
 import pytest
 import torch
+from conftest import ROOT
+from torch import nn
 
-import tutorial_code.result_cache as result_cache
-from tutorial_code.result_cache import cache_training, cached, code_fingerprint, dependencies
-from tutorial_code.sum_task import SumModel, train_sum_model
+from sitebuild.fingerprint import code_fingerprint, dependencies
+from sitebuild.training_cache import cache_training, cached
+from tutorial_code.digit_model import DigitModel, train_digit_model
+from tutorial_code.sum_task import make_batch
+
+train = cache_training(train_digit_model)
+
+
+def train_sum(steps: int, seed: int, **options):
+    return train(make_batch, nn.MSELoss(), steps=steps, seed=seed, **options)
 
 
 @pytest.fixture
@@ -52,34 +61,24 @@ def test_dependencies_follow_imports_through_the_package():
     assert "tutorial_code.masks" not in dependencies(["tutorial_code.why_attention"])
 
 
-def test_the_fingerprint_changes_with_the_code_a_computation_imports(tmp_path, monkeypatch):
-    copy = tmp_path / "tutorial_code"
-    shutil.copytree(result_cache.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(result_cache, "PACKAGE_DIR", copy)
-    encoder, why = code_fingerprint(["tutorial_code.encoder"]), code_fingerprint(["tutorial_code.why_attention"])
-    masks = copy / "masks.py"
+def test_the_fingerprint_reads_the_checkout_it_is_given_and_changes_with_the_code_imported(tmp_path):
+    shutil.copytree(ROOT / "tutorial_code", tmp_path / "tutorial_code", ignore=shutil.ignore_patterns("__pycache__"))
+    encoder = code_fingerprint(["tutorial_code.encoder"], root=tmp_path)
+    why = code_fingerprint(["tutorial_code.why_attention"], root=tmp_path)
+    assert encoder == code_fingerprint(["tutorial_code.encoder"], root=ROOT)
+    masks = tmp_path / "tutorial_code" / "masks.py"
     masks.write_text(masks.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
-    assert code_fingerprint(["tutorial_code.encoder"]) != encoder  # encoder imports masks
-    assert code_fingerprint(["tutorial_code.why_attention"]) == why  # why_attention does not
+    assert code_fingerprint(["tutorial_code.encoder"], root=tmp_path) != encoder  # encoder imports masks
+    assert code_fingerprint(["tutorial_code.why_attention"], root=tmp_path) == why  # why_attention does not
     source = "from tutorial_code.masks import causal_mask\nprint(causal_mask(3))"
     assert code_fingerprint(source=source) != code_fingerprint(source=source.replace("3", "4"))
 
 
-def test_editing_the_cache_itself_keeps_the_trained_models(tmp_path, monkeypatch):
-    copy = tmp_path / "tutorial_code"
-    shutil.copytree(result_cache.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(result_cache, "PACKAGE_DIR", copy)
-    before = code_fingerprint(["tutorial_code.sum_task"])
-    for neutral in ("result_cache.py", "progress.py"):
-        (copy / neutral).write_text((copy / neutral).read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
-    assert code_fingerprint(["tutorial_code.sum_task"]) == before
-
-
 def test_a_reused_training_gives_the_same_result_weights_and_random_state(cache_dir):
-    first = train_sum_model(steps=3, seed=5)
+    first = train_sum(steps=3, seed=5)
     after_first = torch.rand(3)
     torch.manual_seed(123)  # whatever state the caller is in, training reseeds
-    second = train_sum_model(steps=3, seed=5)
+    second = train_sum(steps=3, seed=5)
     after_second = torch.rand(3)
     assert second.losses == first.losses and second.seconds == first.seconds
     assert torch.equal(after_first, after_second)  # the code after training draws the same numbers
@@ -90,45 +89,55 @@ def test_a_reused_training_gives_the_same_result_weights_and_random_state(cache_
 
 def test_a_model_passed_in_is_trained_in_place_on_reuse(cache_dir):
     torch.manual_seed(0)
-    trained_once = train_sum_model(steps=3, seed=0, model=SumModel())
+    trained_once = train_sum(steps=3, seed=0, model=DigitModel())
     torch.manual_seed(0)
-    given = SumModel()
-    result = train_sum_model(steps=3, seed=0, model=given)
+    given = DigitModel()
+    result = train_sum(steps=3, seed=0, model=given)
     assert result.model is given and not given.training
     for a, b in zip(given.state_dict().values(), trained_once.model.state_dict().values(), strict=True):
         assert torch.equal(a, b)
 
 
 def test_different_arguments_or_initial_weights_are_different_entries(cache_dir):
-    train_sum_model(steps=2, seed=0)
-    train_sum_model(steps=2, seed=1)
-    train_sum_model(steps=2, seed=0, lr=1e-2)
+    train_sum(steps=2, seed=0)
+    train_sum(steps=2, seed=1)
+    train_sum(steps=2, seed=0, lr=1e-2)
     torch.manual_seed(7)
-    train_sum_model(steps=2, seed=0, model=SumModel())
+    train_sum(steps=2, seed=0, model=DigitModel())
     torch.manual_seed(8)
-    train_sum_model(steps=2, seed=0, model=SumModel())
-    frozen = SumModel()
+    train_sum(steps=2, seed=0, model=DigitModel())
+    frozen = DigitModel()
     frozen.head.weight.requires_grad_(False)
-    train_sum_model(steps=2, seed=0, model=frozen)
+    train_sum(steps=2, seed=0, model=frozen)
     assert len(list(cache_dir.glob("*.pt"))) == 6
 
 
-def test_cache_training_keeps_the_signature_and_docstring():
-    assert train_sum_model.__name__ == "train_sum_model"
-    assert "Adam" in train_sum_model.__doc__
-    assert cache_training.__doc__
+def test_the_wrapper_keeps_the_signature_and_docstring():
+    assert train.__name__ == "train_digit_model"
+    assert "Adam" in train.__doc__
+
+
+def test_install_wraps_the_trainer_once_and_later_imports_see_it(monkeypatch):
+    import tutorial_code.digit_model as digit_model
+    from sitebuild.training_cache import install
+
+    monkeypatch.setattr(digit_model, "train_digit_model", digit_model.train_digit_model)  # restored afterwards
+    install()
+    wrapped = digit_model.train_digit_model
+    install()
+    assert digit_model.train_digit_model is wrapped and wrapped.reuses_trainings
 
 
 def test_a_pasted_copy_of_a_package_function_shares_its_results_and_an_edited_copy_does_not(cache_dir):
-    """A page includes tasks.py's code and runs it in its own namespace: the same code, the same results."""
+    """A page shows tasks.py's code; a reader runs it in their own namespace: the same code, the same results."""
     from snippets import section
 
     from tutorial_code.tasks import first_minus_last_batch
 
-    train_sum_model(steps=2, seed=0, batches=first_minus_last_batch)
+    train(first_minus_last_batch, nn.MSELoss(), steps=2, seed=0)
     code = section("tutorial_code/tasks.py", "imports") + "\n" + section("tutorial_code/tasks.py", "first_minus_last")
     for source in (code, code.replace("numbers[:, 0] - numbers[:, -1]", "numbers[:, 0] + numbers[:, -1]")):
         namespace = {"__name__": "pasted"}
         exec(compile(source, "<pasted>", "exec"), namespace)
-        train_sum_model(steps=2, seed=0, batches=namespace["first_minus_last_batch"])
+        train(namespace["first_minus_last_batch"], nn.MSELoss(), steps=2, seed=0)
     assert len(list(cache_dir.glob("*.pt"))) == 2

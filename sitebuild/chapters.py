@@ -1,0 +1,183 @@
+"""Run each chapter script once, as a notebook, and keep what it printed and drew, section by section.
+
+A chapter script (`tutorial_code/chapters/<name>.py`) is a jupytext percent file whose code
+cells each hold one named section (`# --8<-- [start:name]` ... `# --8<-- [end:name]`).
+The build turns it into a notebook, executes it in a fresh kernel with nbclient, and
+takes everything a page or the notebook page shows from that one run:
+
+- the text a section printed, shown under the section's code on the chapter page;
+- the figure a section drew, published as `figures/<section>.png`;
+- the executed notebook itself, rendered as the notebook page and offered for download.
+
+An executed notebook is stored under a key made of the notebook's code cells, the source
+of every `tutorial_code` module they import (followed through imports), the benchmark
+results and the Python version. An edit to a module re-executes exactly the chapters that
+import it, directly or not; an edit to prose re-executes nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from sitebuild.fingerprint import code_fingerprint, data_fingerprint
+
+MARKER = re.compile(r"^\s*# --8<-- \[(?P<kind>start|end):(?P<name>[\w-]+)\]\s*$")
+PAGE_OF_CHAPTER = {"overview": "index.md"}  # every other chapter script is named after its page
+TIMED = {"why_attention"}  # measures speed: executed with no other chapter running
+
+
+class ChapterError(RuntimeError):
+    """A chapter script could not be executed, or printed something a page must not show."""
+
+
+@dataclass
+class Section:
+    """What one section of a chapter printed and drew when the chapter ran."""
+
+    text: str = ""
+    png: bytes | None = None
+
+
+@dataclass
+class Chapter:
+    """One chapter script, read as a notebook that is ready to execute."""
+
+    name: str
+    script: Path
+    notebook: nbformat.NotebookNode
+    sections: list[str] = field(default_factory=list)  # the section of each code cell, in order
+
+    @property
+    def page(self) -> str:
+        return PAGE_OF_CHAPTER.get(self.name, f"{self.name}.md")
+
+    @property
+    def command(self) -> str:
+        return self.name.replace("_", "-")
+
+    def key(self) -> str:
+        """What the executed notebook depends on: its code cells, the code they import, the data, the versions."""
+        code = [cell.source for cell in self.notebook.cells if cell.cell_type == "code"]
+        root = self.script.parent.parent.parent
+        digest = hashlib.sha256(repr(code).encode())  # Markdown cells are not part of it: prose re-runs nothing
+        digest.update(code_fingerprint(source="\n".join(code), root=root).encode())
+        digest.update(data_fingerprint(root).encode())
+        return digest.hexdigest()[:20]
+
+
+def chapter_scripts(root: Path) -> dict[str, Path]:
+    return {p.stem: p for p in sorted((root / "tutorial_code" / "chapters").glob("*.py")) if p.stem != "__init__"}
+
+
+def read_chapter(script: Path) -> Chapter:
+    """Read a chapter script as a notebook: section markers dropped, the section of each code cell noted.
+
+    Raises:
+        ChapterError: If a code cell holds no section or more than one.
+    """
+    import jupytext
+
+    notebook = jupytext.reads(script.read_text(encoding="utf-8"), fmt="py:percent")
+    cells, sections = [], []
+    for cell in notebook.cells:
+        names = [m["name"] for m in map(MARKER.match, cell.source.splitlines()) if m and m["kind"] == "start"]
+        cell.source = "\n".join(line for line in cell.source.splitlines() if not MARKER.match(line)).strip("\n")
+        if not cell.source.strip():
+            continue
+        if cell.cell_type == "code":
+            if len(names) != 1:
+                raise ChapterError(
+                    f"{script.name}: every code cell must hold exactly one named section, found {names or 'none'} "
+                    f"in the cell that starts with {cell.source.splitlines()[0]!r}"
+                )
+            sections.append(names[0])
+        cells.append(cell)
+    notebook.cells = cells
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata.pop("jupytext", None)
+    for index, cell in enumerate(notebook.cells):
+        cell["id"] = f"{script.stem}-{index}"  # stable ids: the same source gives the same file
+    return Chapter(script.stem, script, notebook, sections)
+
+
+def build_environment(root: Path) -> dict[str, str]:
+    """What every chapter process needs in its environment: one CPU thread, no progress bars, no display.
+
+    One thread per process: two chapters can run at once on two cores, and every process of
+    the build adds floats in the same order, so a model trained by one chapter and reused by
+    another is exactly the model the other would have trained.
+    """
+    return {
+        "OMP_NUM_THREADS": "1",
+        "TQDM_DISABLE": "1",
+        "MPLBACKEND": "Agg",
+        "TUTORIAL_CACHE_DIR": os.environ.get("TUTORIAL_CACHE_DIR") or str(root / ".cache" / "trainings"),
+    }
+
+
+def execute(chapters: list[Chapter], root: Path, workers: int = 2):
+    """Execute each chapter in a fresh process; yield `(chapter, executed notebook, seconds)` as each finishes.
+
+    Raises:
+        ChapterError: If a cell fails; the message names the chapter, the cell and the error.
+    """
+    from sitebuild import execute as executor
+
+    os.environ.update(build_environment(root))  # read once by the forkserver, inherited by every chapter
+    by_name = {chapter.name: chapter for chapter in chapters}
+    jobs = [(chapter.name, nbformat.writes(chapter.notebook), str(root)) for chapter in chapters]
+    for name, notebook, error, seconds in executor.execute(jobs, workers):
+        if error is not None:
+            raise ChapterError(f"chapter {name!r} (tutorial_code/chapters/{name}.py) failed to execute:\n{error}")
+        yield by_name[name], nbformat.reads(notebook, as_version=4), seconds
+
+
+def sections_of(chapter: Chapter, executed: nbformat.NotebookNode) -> dict[str, Section]:
+    """What each section printed (standard output) and drew (one PNG at most).
+
+    Raises:
+        ChapterError: If a section wrote to standard error, drew two figures, or left another kind of output.
+    """
+    code_cells = [cell for cell in executed.cells if cell.cell_type == "code"]
+    if len(code_cells) != len(chapter.sections):
+        raise ChapterError(f"chapter {chapter.name!r}: the executed notebook does not match the script")
+    found = {}
+    for name, cell in zip(chapter.sections, code_cells, strict=True):
+        section, where = Section(), f"chapter {chapter.name!r}, section {name!r}"
+        for output in cell.outputs:
+            kind = output.get("output_type")
+            if kind == "stream" and output.get("name") == "stdout":
+                section.text += output["text"]
+            elif kind == "stream":
+                raise ChapterError(
+                    f"{where} wrote to standard error: {output['text'][:500]!r}. A page must show only what the "
+                    "chapter prints: catch the warning in the chapter and print what it says."
+                )
+            elif kind == "display_data" and "image/png" in output.get("data", {}):
+                if section.png is not None:
+                    raise ChapterError(f"{where} drew two figures; give each figure a section of its own")
+                section.png = base64.b64decode(output["data"]["image/png"])
+            else:
+                raise ChapterError(
+                    f"{where} left an output of type {kind!r}: end the cell with a print() or a figure, "
+                    "not with an expression"
+                )
+        found[name] = section
+    return found
+
+
+def with_outputs(notebook: nbformat.NotebookNode, executed: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """`notebook` (its current Markdown cells) with the outputs of `executed` (the same code cells, in order)."""
+    code_cells = [cell for cell in executed.cells if cell.cell_type == "code"]
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            ran = code_cells.pop(0)
+            cell.outputs, cell.execution_count = ran.outputs, ran.execution_count
+    return notebook

@@ -1,0 +1,68 @@
+"""What the build runs in a chapter's kernel before the chapter's first cell (that cell is not published).
+
+- It checks that `tutorial_code` is imported from the checkout being built, and stops the
+  build with a message that says what to do when another copy is found first.
+- It draws figures the same way every time: white background, 120 dpi, no metadata that
+  changes between runs.
+- It lets the chapters of one build share trained models
+  ([`sitebuild.training_cache`][sitebuild.training_cache]).
+
+The same preparation serves the tests that run a page's code or a chapter command as a plain program:
+`python -m sitebuild.kernel ROOT FILE [ARGS]` prepares, then runs FILE as `__main__`;
+`python -m sitebuild.kernel ROOT -m MODULE [ARGS]` runs a module, as `python -m` does.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+
+class WrongCheckoutError(RuntimeError):
+    """`tutorial_code` was imported from somewhere else than the checkout being built."""
+
+
+def check_checkout(root: Path) -> None:
+    """Raise [`WrongCheckoutError`][sitebuild.kernel.WrongCheckoutError] unless `tutorial_code` comes from `root`."""
+    import tutorial_code
+
+    found = Path(tutorial_code.__file__).resolve().parent
+    expected = (Path(root) / "tutorial_code").resolve()
+    if found != expected:
+        raise WrongCheckoutError(
+            f"the chapter imported tutorial_code from {found}, but the site being built is {expected.parent}. "
+            f"Another copy of the package comes first on sys.path; uninstall it (pip uninstall transformer-tutorial) "
+            f"or install this checkout (pip install -e {expected.parent})."
+        )
+
+
+def configure_figures() -> None:
+    """PNG figures at 120 dpi on white, with no 'Software' metadata, so identical drawings give identical bytes."""
+    try:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # not in a kernel
+        return
+    set_matplotlib_formats("png", dpi=120, facecolor="white", bbox_inches="tight", metadata={"Software": None})
+
+
+def prepare(root: str | Path) -> None:
+    """Everything the build needs in a kernel or a test process before the chapter's code runs."""
+    root = Path(root)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    check_checkout(root)
+    configure_figures()
+    from sitebuild.training_cache import install
+
+    install()
+
+
+if __name__ == "__main__":
+    prepare(sys.argv[1])
+    if sys.argv[2] == "-m":
+        module, sys.argv = sys.argv[3], sys.argv[3:]
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    else:
+        program, sys.argv = sys.argv[2], sys.argv[2:]
+        runpy.run_path(program, run_name="__main__")

@@ -1,0 +1,85 @@
+"""Put a chapter's outputs into its page: the `run` fences.
+
+A page shows a section of its chapter script and what it printed with a fence marked `run`:
+
+    ```python run
+    --8<-- "tutorial_code/chapters/masks.py:padding"
+    ```
+
+becomes the section's code (a plain Python fence with the same include line, which
+pymdownx.snippets fills in) followed by a `text` fence with what the section printed when
+the chapter ran. `run="markdown"` shows no code and inserts what the section printed as
+Markdown (a sentence with a measured number, a table); a section that only draws a
+figure inserts nothing. `run="code+markdown"` shows the code, then its output as Markdown.
+Outputs come from the chapter's one execution
+([`sitebuild.chapters`][sitebuild.chapters]); no page runs code itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+RUN_FENCE = re.compile(
+    r'^(?P<indent>[ \t]*)(?P<fence>`{3,})python[ \t]+run(?:="(?P<mode>markdown|code\+markdown)")?[ \t]*$'
+)
+CHAPTER_INCLUDE = re.compile(r'^\s*--8<--\s+"tutorial_code/chapters/(?P<chapter>\w+)\.py:(?P<section>[\w-]+)"\s*$')
+
+
+class PageError(ValueError):
+    """A `run` fence that the build cannot fill."""
+
+
+def run_fences(markdown: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every `run` fence of a page as `(mode, [(chapter, section), ...])`, in page order."""
+    return [(mode, includes) for _, _, mode, includes, _ in _fences(markdown.splitlines(keepends=True), "")]
+
+
+def _fences(lines: list[str], page: str):
+    index = 0
+    while index < len(lines):
+        match = RUN_FENCE.match(lines[index].rstrip("\n"))
+        if not match:
+            index += 1
+            continue
+        start, indent, fence = index, match["indent"], match["fence"]
+        includes = []
+        index += 1
+        while index < len(lines) and lines[index].strip() != fence:
+            if lines[index].strip():
+                include = CHAPTER_INCLUDE.match(lines[index])
+                if not include:
+                    raise PageError(
+                        f"{page}: a `python run` fence holds only include lines of a chapter script "
+                        f'(--8<-- "tutorial_code/chapters/<chapter>.py:<section>"), found {lines[index].strip()!r}'
+                    )
+                includes.append((include["chapter"], include["section"]))
+            index += 1
+        if index == len(lines):
+            raise PageError(f"{page}: the `python run` fence opened on line {start + 1} is never closed")
+        yield start, index, match["mode"] or "text", includes, indent
+        index += 1
+
+
+def fill(markdown: str, page: str, output_of: Callable[[str, str], str]) -> str:
+    """Replace every `run` fence of `markdown` by its code and output; `output_of(chapter, section)` gives the text."""
+    lines = markdown.splitlines(keepends=True)
+    pieces, done = [], 0
+    for start, end, mode, includes, indent in list(_fences(lines, page)):
+        pieces.append("".join(lines[done:start]))
+        done = end + 1
+        text = "".join(output_of(chapter, section) for chapter, section in includes)
+        if mode != "markdown":
+            pieces.append(f"{indent}```python\n" + "".join(lines[start + 1 : end]) + f"{indent}```\n")
+        if mode != "text":
+            pieces.append("\n" + _indented(text, indent) + "\n")
+        elif text.strip():
+            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+            pieces.append(f"\n{indent}{fence}text\n" + _indented(text, indent) + f"{indent}{fence}\n")
+    pieces.append("".join(lines[done:]))
+    return "".join(pieces)
+
+
+def _indented(text: str, indent: str) -> str:
+    text = text if text.endswith("\n") or not text else text + "\n"
+    return "".join(indent + line if line.strip() else line for line in text.splitlines(keepends=True))

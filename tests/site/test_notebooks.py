@@ -1,0 +1,105 @@
+"""Every chapter has an executed notebook page, reached from its chapter page and from one Notebooks index, and its
+downloads are real: an .ipynb with outputs that runs top to bottom in a fresh Jupyter kernel, and the jupytext .py
+it was made from."""
+
+import json
+import re
+
+import nbformat
+import pytest
+from conftest import ROOT, prepared_env
+from nbclient import NotebookClient
+
+from sitebuild.chapters import PAGE_OF_CHAPTER, chapter_scripts
+
+NAMES = list(chapter_scripts(ROOT))
+RERUN_IN_A_KERNEL = ["masks", "training", "best_practices"]  # one without training, two that train and draw
+
+
+def stdout_of(notebook) -> list[str]:
+    """What each code cell printed (a kernel may split one cell's printing into several stream outputs)."""
+    return [
+        "".join(
+            "".join(output["text"])
+            for output in cell.get("outputs", [])
+            if output.get("output_type") == "stream" and output.get("name") == "stdout"
+        )
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_chapter_has_a_rendered_notebook_page(site, name):
+    html = (site / "notebooks" / name / "index.html").read_text(encoding="utf-8")
+    assert html.count("jp-CodeCell") >= 2, "the cells are rendered as notebook cells"
+    assert "jp-OutputArea-output" in html, "with their outputs"
+    assert "--8&lt;--" not in html and "--8<--" not in html, "section markers are dropped"
+    assert "# %%" not in html, "not a raw copy of the jupytext source"
+    assert "Traceback" not in html and "/tmp/" not in html and "ipykernel_" not in html
+    assert f'href="{name}.ipynb"' in html and f'href="{name}.py"' in html, "both downloads are offered"
+    assert len(html) < 400_000, "nbconvert's CSS lives in one shared file, not in every page (figures are inline)"
+    assert "cdnjs" not in html
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_chapter_page_links_to_its_notebook_and_downloads(site, name):
+    page = PAGE_OF_CHAPTER.get(name, f"{name}.md").replace(".md", "/index.html").replace("index/index", "index")
+    html = (site / page).read_text(encoding="utf-8")
+    prefix = "" if name == "overview" else "../"
+    assert f'href="{prefix}notebooks/{name}/"' in html
+    assert f'href="{prefix}notebooks/{name}/{name}.ipynb"' in html
+    assert f"transformer-tutorial {name.replace('_', '-')}" in html
+
+
+def test_one_navigation_and_one_notebooks_index(site):
+    index = (site / "notebooks" / "index.html").read_text(encoding="utf-8")
+    for name in NAMES:
+        assert f'href="{name}/"' in index and f'href="{name}/{name}.ipynb"' in index
+    masks = (site / "masks" / "index.html").read_text(encoding="utf-8")
+    nav_links = re.findall(r'<a href="([^"]*)" class="md-nav__link', masks)
+    assert "../notebooks/" in nav_links, "the navigation links the Notebooks index"
+    assert not [link for link in nav_links if re.search(r"notebooks/\w+/", link)], "not every notebook"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_downloads_are_the_executed_notebook_and_its_source(site, name):
+    notebook = nbformat.read(site / "notebooks" / name / f"{name}.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert any(stdout_of(notebook)), "the download carries the outputs of the build"
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+    script = (ROOT / "tutorial_code" / "chapters" / f"{name}.py").read_bytes()
+    assert (site / "notebooks" / name / f"{name}.py").read_bytes() == script
+
+
+def test_figures_are_outputs_of_the_cells_that_draw_them(site):
+    notebook = json.loads((site / "notebooks" / "training" / "training.ipynb").read_text(encoding="utf-8"))
+    images = [o for c in notebook["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) == 2  # the loss curve and the heads of the argmax model
+    import base64
+
+    published = {(site / "figures" / f"{n}.png").read_bytes() for n in ("training_loss", "argmax_heads")}
+    assert {base64.b64decode(image["data"]["image/png"]) for image in images} == published
+
+
+@pytest.mark.parametrize("name", RERUN_IN_A_KERNEL)
+def test_the_downloaded_notebook_runs_top_to_bottom_in_a_fresh_kernel(site, name, monkeypatch):
+    for key, value in prepared_env().items():
+        monkeypatch.setenv(key, value)
+    built = nbformat.read(site / "notebooks" / name / f"{name}.ipynb", as_version=4)
+    fresh = nbformat.read(site / "notebooks" / name / f"{name}.ipynb", as_version=4)
+    for cell in fresh.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    # The build's preparation first (it reuses the build's trainings); every cell of the download still runs.
+    fresh.cells.insert(0, nbformat.v4.new_code_cell(f"import sitebuild.kernel\nsitebuild.kernel.prepare({str(ROOT)!r})"))
+    NotebookClient(fresh, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    fresh.cells.pop(0)
+    assert stdout_of(fresh) == stdout_of(built)
+
+
+def test_notebook_pages_keep_out_of_search_and_edit_their_chapter_script(site):
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert not [doc["location"] for doc in index["docs"] if re.match(r"notebooks/\w+/", doc["location"])]
+    html = (site / "notebooks" / "masks" / "index.html").read_text(encoding="utf-8")
+    assert "/edit/main/tutorial_code/chapters/masks.py" in html

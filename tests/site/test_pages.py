@@ -1,0 +1,157 @@
+"""Every Python block on a page is included from tutorial_code, the blocks of a page run as one program,
+and every block a reader sees runs after the blocks shown before it.
+
+Each page with code has a chapter script, `tutorial_code/chapters/<page>.py` (the home
+page's is `overview.py`). Its sections appear on the page in the script's order, so the
+chapter command prints exactly what the page shows.
+"""
+
+import builtins
+import json
+import re
+import subprocess
+import symtable
+from html.parser import HTMLParser
+
+import pytest
+from conftest import ROOT, prepared_command, prepared_env
+from snippets import INCLUDE, pages, python_blocks
+
+from sitebuild.chapters import PAGE_OF_CHAPTER
+
+PAGES_WITH_CODE = [p for p in pages() if python_blocks(p)]
+CHAPTER_OF_PAGE = {page[: -len(".md")]: chapter for chapter, page in PAGE_OF_CHAPTER.items()}
+BUILTINS = set(dir(builtins)) | {"__name__", "__file__", "__doc__"}
+
+
+def chapter_of(page) -> str:
+    return CHAPTER_OF_PAGE.get(page.stem, page.stem)
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
+def test_no_python_is_typed_into_a_page(page):
+    typed = {i: b.typed_lines() for i, b in enumerate(python_blocks(page)) if b.typed_lines()}
+    assert typed == {}, f"{page.name}: include code with --8<-- from tutorial_code instead of typing it"
+
+
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES_WITH_CODE if any(b.executed for b in python_blocks(p))], ids=lambda p: p.name
+)
+def test_page_runs_every_section_of_its_chapter_script_in_order(page):
+    script = ROOT / "tutorial_code" / "chapters" / f"{chapter_of(page)}.py"
+    assert script.exists(), f"{page.name} executes code but has no chapter script {script.name}"
+    in_script = re.findall(r"^# --8<-- \[start:([\w-]+)\]", script.read_text(encoding="utf-8"), flags=re.M)
+    on_page = [
+        INCLUDE.match(line)["section"]
+        for block in python_blocks(page)
+        if block.executed
+        for line in block.body
+        if INCLUDE.match(line) and INCLUDE.match(line)["path"] == script.relative_to(ROOT).as_posix()
+    ]
+    assert on_page == in_script
+
+
+def notebook_stdout(site, chapter: str) -> str:
+    notebook = json.loads((site / "notebooks" / chapter / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    return "".join(
+        "".join(output["text"])
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "stream" and output.get("name") == "stdout"
+    )
+
+
+def normalize(output: str) -> str:
+    # The only numbers allowed to differ between two runs are wall-clock times.
+    output = re.sub(r"\d+\.\d+ s\b", "<time> s", output)
+    return re.sub(r"(?m)^ *\d+ +\d+\.\d +\d+\.\d +\d+\.\d$", "<timing row>", output)
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.name)
+def test_copying_the_blocks_in_order_gives_a_program_that_prints_the_page(site, page, tmp_path):
+    """A reader pastes every block of the page into one file: it runs and prints what the page's chapter
+    printed when the site was built (its notebook's outputs). Trainings the build already did are reused."""
+    program = tmp_path / f"{page.stem}.py"
+    program.write_text("\n".join(b.code() for b in python_blocks(page)), encoding="utf-8")
+    result = subprocess.run(
+        prepared_command(str(program)), capture_output=True, text=True, cwd=tmp_path, timeout=600, env=prepared_env()
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert normalize(result.stdout) == normalize(notebook_stdout(site, chapter_of(page)))
+
+
+class ShownCode(HTMLParser):
+    """The text of every Python code block in a built page, in page order (output blocks are `text`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: list[str] = []
+        self.depth = 0  # inside a <div class="language-python ..."> once > 0
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if self.depth:
+            self.depth += tag == "div"
+        elif tag == "div" and "language-python" in classes:
+            self.depth = 1
+            self.blocks.append("")
+
+    def handle_endtag(self, tag):
+        if self.depth and tag == "div":
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.blocks[-1] += data
+
+
+def unresolved_names(source: str, known: set[str]) -> set[str]:
+    """Names that `source` reads but neither defines nor imports, and that are not in `known` or builtins.
+
+    Module-level code must find its names defined before it runs; a function or class body finds
+    names at call time, so the names defined anywhere in the same block count too.
+    """
+    table = symtable.symtable(source, "<block>", "exec")
+    defined = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    missing = {
+        s.get_name()
+        for s in table.get_symbols()
+        if s.is_referenced() and not (s.is_assigned() or s.is_imported()) and s.get_name() not in known
+    }
+    pending = list(table.get_children())
+    while pending:
+        scope = pending.pop()
+        pending.extend(scope.get_children())
+        for symbol in scope.get_symbols():
+            if symbol.is_global() and symbol.is_referenced() and symbol.get_name() not in known | defined:
+                missing.add(symbol.get_name())
+    return missing - BUILTINS
+
+
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES_WITH_CODE if any(b.shown for b in python_blocks(p))], ids=lambda p: p.name
+)
+def test_every_shown_block_uses_only_names_that_the_blocks_shown_before_it_define(site, page):
+    """Copied in order, each block a reader sees works: no function calls a helper the page never shows."""
+    html = site / ("index.html" if page.stem == "index" else f"{page.stem}/index.html")
+    parser = ShownCode()
+    parser.feed(html.read_text(encoding="utf-8"))
+    assert parser.blocks, f"no Python block found in {html}"
+    known: set[str] = set()
+    problems = {}
+    for index, block in enumerate(parser.blocks):
+        missing = unresolved_names(block, known)
+        if missing:
+            problems[f"block {index + 1}: {block.strip().splitlines()[0][:60]}"] = sorted(missing)
+        table = symtable.symtable(block, "<block>", "exec")
+        known |= {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    assert problems == {}, f"{page.name}: names used before any shown block defines them"
+
+
+def test_the_self_contained_check_catches_a_hidden_helper():
+    helper_only_in_the_package = "def padding_mask(lengths):\n    return _describe(lengths)\n"
+    assert unresolved_names(helper_only_in_the_package, set()) == {"_describe"}
+    assert unresolved_names(helper_only_in_the_package, {"_describe"}) == set()
+    assert unresolved_names("class Encoder:\n    layer = EncoderLayer\n", set()) == {"EncoderLayer"}
+    assert unresolved_names("import torch\nx = torch.zeros(1)\nprint(len(x))", set()) == set()

@@ -1,0 +1,122 @@
+"""The pieces of the site build that need no build: `run` fences, section outputs, chapter keys, the checkout check."""
+
+import shutil
+
+import nbformat
+import pytest
+from conftest import ROOT
+
+from sitebuild import chapters, pages
+from sitebuild.kernel import WrongCheckoutError, check_checkout
+
+PAGE = """# A page
+
+```python run
+--8<-- "tutorial_code/chapters/masks.py:setup"
+--8<-- "tutorial_code/chapters/masks.py:padding"
+```
+
+!!! note
+
+    ```python run="markdown"
+    --8<-- "tutorial_code/chapters/masks.py:table"
+    ```
+"""
+OUTPUTS = {"setup": "", "padding": "tensor([True])\n", "table": "| a |\n|---|\n"}
+
+
+def test_a_run_fence_becomes_the_code_and_what_it_printed():
+    filled = pages.fill(PAGE, "page.md", lambda chapter, section: OUTPUTS[section])
+    assert '```python\n--8<-- "tutorial_code/chapters/masks.py:setup"\n' in filled
+    assert "```text\ntensor([True])\n```" in filled
+    assert "    | a |\n    |---|\n" in filled and ":table" not in filled  # Markdown, indented in the admonition
+    assert "run" not in filled.replace("tutorial_code", "")
+
+
+def test_run_fences_are_listed_in_page_order():
+    assert pages.run_fences(PAGE) == [
+        ("text", [("masks", "setup"), ("masks", "padding")]),
+        ("markdown", [("masks", "table")]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("page", "message"),
+    [
+        ("```python run\nprint(1)\n```\n", "holds only include lines of a chapter script"),
+        ('```python run\n--8<-- "tutorial_code/chapters/masks.py:setup"\n', "never closed"),
+    ],
+)
+def test_a_bad_run_fence_is_explained(page, message):
+    with pytest.raises(pages.PageError, match=message):
+        pages.fill(page, "page.md", lambda chapter, section: "")
+
+
+def executed(*outputs) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell("x = 1")
+    cell.outputs = list(outputs)
+    return nbformat.v4.new_notebook(cells=[cell])
+
+
+def chapter(sections=("only",)) -> chapters.Chapter:
+    return chapters.Chapter("demo", ROOT / "tutorial_code" / "chapters" / "demo.py", executed(), list(sections))
+
+
+def test_a_section_keeps_what_it_printed_and_drew():
+    png = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0K", "text/plain": "<Figure>"})
+    text = nbformat.v4.new_output("stream", name="stdout", text="hello\n")
+    found = chapters.sections_of(chapter(), executed(text, png))
+    assert found["only"].text == "hello\n" and found["only"].png.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("outputs", "message"),
+    [
+        ([nbformat.v4.new_output("stream", name="stderr", text="/tmp/x.py:6: UserWarning")], "wrote to standard error"),
+        ([nbformat.v4.new_output("display_data", data={"image/png": "AA=="})] * 2, "drew two figures"),
+        ([nbformat.v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1)], "not with an expr"),
+    ],
+)
+def test_what_a_page_must_not_show_stops_the_build_and_names_the_section(outputs, message):
+    with pytest.raises(chapters.ChapterError, match=rf"chapter 'demo', section 'only' .*{message}"):
+        chapters.sections_of(chapter(), executed(*outputs))
+
+
+def test_a_code_cell_without_exactly_one_section_is_refused(tmp_path):
+    script = tmp_path / "broken.py"
+    script.write_text("# %%\nprint(1)\n", encoding="utf-8")
+    with pytest.raises(chapters.ChapterError, match="exactly one named section"):
+        chapters.read_chapter(script)
+
+
+def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
+    shutil.copytree(ROOT / "tutorial_code", tmp_path / "tutorial_code", ignore=shutil.ignore_patterns("__pycache__"))
+    script = tmp_path / "tutorial_code" / "chapters" / "positional_encoding.py"
+    masks_chapter = tmp_path / "tutorial_code" / "chapters" / "masks.py"
+    before = {path: chapters.read_chapter(path).key() for path in (script, masks_chapter)}
+    positional = tmp_path / "tutorial_code" / "positional.py"
+    positional.write_text(positional.read_text(encoding="utf-8").replace("10000", "5000"), encoding="utf-8")
+    assert chapters.read_chapter(script).key() != before[script]  # imports positional, directly
+    assert chapters.read_chapter(masks_chapter).key() == before[masks_chapter]  # does not import it at all
+    script.write_text(script.read_text(encoding="utf-8").replace("# # 6.", "# # 6. Prose edit:"), encoding="utf-8")
+    assert chapters.read_chapter(script).key() == chapters.read_chapter(script).key()
+    prose_only = chapters.read_chapter(script).key()
+    positional.write_text(positional.read_text(encoding="utf-8").replace("5000", "10000"), encoding="utf-8")
+    assert chapters.read_chapter(script).key() != prose_only
+    assert chapters.read_chapter(script).key() == before[script]  # a Markdown cell edit changes no key
+
+
+def test_the_build_refuses_another_copy_of_the_package(tmp_path):
+    check_checkout(ROOT)  # the tests import the checkout
+    with pytest.raises(WrongCheckoutError, match=r"imported tutorial_code from .*pip install -e"):
+        check_checkout(tmp_path)
+
+
+def test_every_curriculum_module_has_an_api_page_and_no_other_module_has_one():
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "scripts/gen_api_pages.py", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout

@@ -1,0 +1,103 @@
+"""What makes attention cheaper: one fused QKV projection, counting its operations, and length bucketing.
+
+The benchmark (`python benchmarks/bench.py`) measures these on a machine; the best-practices
+page reads its results.
+
+Shape letters: B = batch size, T = sequence length, d_model, h = heads.
+"""
+
+# --8<-- [start:imports]
+import time
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tutorial_code.multi_head import EfficientMultiHeadAttention, combine_heads, split_heads
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:fused_qkv_attention]
+class FusedQKVAttention(EfficientMultiHeadAttention):
+    """Self-attention on the fused kernel with one (d_model, 3 d_model) projection for Q, K and V.
+
+    One matrix product instead of three; otherwise identical to
+    [`EfficientMultiHeadAttention`][tutorial_code.multi_head.EfficientMultiHeadAttention].
+
+    Args:
+        d_model: Width of the token vectors.
+        num_heads: Number of heads h. Must divide `d_model`.
+
+    Shape:
+        - x: (B, T, d_model)
+        - output: (B, T, d_model)
+    """
+
+    def __init__(self, d_model: int, num_heads: int) -> None:
+        super().__init__(d_model, num_heads)
+        del self.W_Q, self.W_K, self.W_V
+        self.W_QKV = nn.Linear(d_model, 3 * d_model)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, None]:
+        """Return `(output, None)` for token vectors `x`."""
+        Q, K, V = (split_heads(part, self.num_heads) for part in self.W_QKV(x).chunk(3, dim=-1))
+        heads = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)  # (B, h, T, d_k)
+        return self.W_O(combine_heads(heads)), None
+
+
+# --8<-- [end:fused_qkv_attention]
+
+
+# --8<-- [start:throughput]
+def matmul_gflops(size: int = 2048, repeats: int = 5) -> float:
+    """Measured float32 matrix-multiply throughput of this machine, in GFLOP/s."""
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b  # warm-up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    seconds = (time.perf_counter() - start) / repeats
+    return 2 * size**3 / seconds / 1e9
+
+
+def attention_flops(batch: int, seq_len: int, d_model: int) -> float:
+    """Floating-point operations of one self-attention forward: 4 projections plus QK^T and weights @ V."""
+    projections = 4 * 2 * batch * seq_len * d_model * d_model
+    scores_and_mix = 2 * 2 * batch * seq_len * seq_len * d_model
+    return projections + scores_and_mix
+
+
+# --8<-- [end:throughput]
+
+
+# --8<-- [start:bucketing]
+def padding_fraction(lengths: list[int], batch_size: int, bucketed: bool) -> float:
+    """Share of padding tokens when `lengths` are cut into batches padded to their longest member.
+
+    Args:
+        lengths: Sequence lengths of the data set, in arrival order.
+        batch_size: Sequences per batch.
+        bucketed: Sort by length before batching (bucketing), instead of arrival order.
+
+    Returns:
+        Padding tokens divided by all tokens processed.
+
+    Examples:
+        >>> padding_fraction([1, 4, 1, 4], 2, bucketed=False), padding_fraction([1, 4, 1, 4], 2, bucketed=True)
+        (0.375, 0.0)
+    """
+    order = sorted(lengths) if bucketed else list(lengths)
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    processed = sum(max(batch) * len(batch) for batch in batches)
+    return 1 - sum(lengths) / processed
+
+
+def realistic_lengths(count: int = 20_000, seed: int = 0) -> list[int]:
+    """Sentence-like lengths: log-normal, median about 40 tokens, clipped to 4..512."""
+    generator = torch.Generator().manual_seed(seed)
+    lengths = torch.exp(torch.randn(count, generator=generator) * 0.6 + 3.7).round().clamp(4, 512)
+    return [int(v) for v in lengths]
+
+
+# --8<-- [end:bucketing]

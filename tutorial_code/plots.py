@@ -1,0 +1,100 @@
+"""The few kinds of chart the chapters draw. Each function takes the numbers and returns a matplotlib `Figure`.
+
+The chapters compute what a figure shows and pass it here, so a figure is an output of the
+chapter that computed its numbers (in a notebook, the figure appears under the cell). Figures
+have a white background so that they read the same in the light and the dark theme.
+"""
+
+# --8<-- [start:imports]
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.figure import Figure
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:charts]
+def bars(panels: list[tuple[str, torch.Tensor]], xlabel: str, ylabel: str, reference: float | None = None) -> Figure:
+    """One bar chart per `(title, values)`, side by side, sharing the y axis; `reference` draws a dashed line.
+
+    Examples:
+        >>> bars([("a", torch.ones(3))], "key", "weight").axes[0].get_title()
+        'a'
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 2.8), sharey=True, squeeze=False)
+    for ax, (title, values) in zip(axes[0], panels, strict=True):
+        ax.bar(range(len(values)), values.numpy(), color="#3f51b5")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(xlabel)
+        if reference is not None:
+            ax.axhline(reference, color="#888888", linestyle="--", linewidth=1, label="uniform")
+    axes[0][0].set_ylabel(ylabel)
+    if reference is not None:
+        axes[0][0].legend(loc="upper left", fontsize=8)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def heatmaps(matrices: list[torch.Tensor], titles: list[str], labels: list[str], xlabel: str, ylabel: str) -> Figure:
+    """One heatmap per matrix, side by side, sharing one colour scale from 0 to the largest weight."""
+    fig, axes = plt.subplots(
+        1, len(matrices), figsize=(2.4 * len(matrices) + 1.2, 2.9), layout="constrained", squeeze=False
+    )
+    top = max(float(m.max()) for m in matrices)
+    for ax, matrix, title in zip(axes[0], matrices, titles, strict=True):
+        image = ax.imshow(matrix.numpy(), cmap="viridis", vmin=0, vmax=top)
+        ax.set_title(title, fontsize=10)
+        ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=8)
+    axes[0][0].set_ylabel(ylabel, fontsize=8)
+    fig.colorbar(image, ax=list(axes[0]), shrink=0.8, label="weight")
+    fig.patch.set_facecolor("white")
+    return fig
+
+
+def log_lines(series: list[tuple[str, list[float], str]], xlabel: str, ylabel: str) -> Figure:
+    """Lines on a logarithmic y axis, one per `(label, values, color)`."""
+    fig, ax = plt.subplots(figsize=(7, 3.3))
+    for label, values, color in series:
+        ax.semilogy([max(v, 1e-30) for v in values], label=label, color=color, linewidth=1.2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def table_image(table: torch.Tensor, xlabel: str, ylabel: str) -> Figure:
+    """A matrix of values between -1 and 1 as an image: red for negative, blue for positive."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    image = ax.imshow(table.numpy(), cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    fig.colorbar(image, ax=ax, label="value")
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def log_log_panels(
+    panels: list[tuple[str, dict[str, list[tuple[float, float]]]]], xlabel: str, colors: dict[str, str]
+) -> Figure:
+    """Panels of lines on log-log axes (base 2): `(ylabel, {label: [(x, y), ...]})` each."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.4), squeeze=False)
+    for ax, (ylabel, lines) in zip(axes[0], panels, strict=True):
+        for label, points in lines.items():
+            xs, ys = zip(*sorted(points), strict=True)
+            ax.loglog(xs, ys, "o-", label=label, color=colors.get(label), base=2)
+        ax.set(xlabel=xlabel, ylabel=ylabel)
+        ax.grid(alpha=0.3, which="both")
+    axes[0][0].legend(fontsize=8)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+# --8<-- [end:charts]
