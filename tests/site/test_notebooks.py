@@ -92,7 +92,8 @@ def test_the_downloaded_notebook_runs_top_to_bottom_in_a_fresh_kernel(site, name
         if cell.cell_type == "code":
             cell.outputs = []
     # The build's preparation first (it reuses the build's trainings); every cell of the download still runs.
-    fresh.cells.insert(0, nbformat.v4.new_code_cell(f"import sitebuild.kernel\nsitebuild.kernel.prepare({str(ROOT)!r})"))
+    prepare = f"import sitebuild.kernel\nsitebuild.kernel.prepare({str(ROOT)!r})"
+    fresh.cells.insert(0, nbformat.v4.new_code_cell(prepare))
     NotebookClient(fresh, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     fresh.cells.pop(0)
     assert stdout_of(fresh) == stdout_of(built)

@@ -19,7 +19,9 @@ def not_curriculum() -> set[str]:
 
 
 PUBLIC_MODULES = sorted(
-    p.stem for p in (ROOT / "tutorial_code").glob("*.py") if not p.stem.startswith("_") and p.stem not in not_curriculum()
+    p.stem
+    for p in (ROOT / "tutorial_code").glob("*.py")
+    if not p.stem.startswith("_") and p.stem not in not_curriculum()
 )
 
 
