@@ -26,10 +26,13 @@ def print_shapes(model: nn.Module) -> Iterator[list[str]]:
         The list of printed lines, for tests and for later reading.
 
     Examples:
-        >>> with print_shapes(nn.Sequential(nn.Linear(4, 3))) as lines:
-        ...     _ = nn.Sequential(nn.Linear(4, 3))(torch.zeros(2, 4))
-        >>> lines
-        []
+        >>> model = nn.Sequential(nn.Linear(4, 3), nn.ReLU())
+        >>> with print_shapes(model) as lines:
+        ...     _ = model(torch.zeros(2, 4))
+        0                                (2, 3)
+        1                                (2, 3)
+        >>> len(lines)
+        2
     """
     lines: list[str] = []
 

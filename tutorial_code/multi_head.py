@@ -157,8 +157,9 @@ class EfficientMultiHeadAttention(MultiHeadAttention):
     """[`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] on PyTorch's fused kernel.
 
     Same parameters and same results, but the attention itself runs in
-    `torch.nn.functional.scaled_dot_product_attention`, which never stores the
-    (B, h, T_q, T_k) weights. The price: it returns `None` instead of the weights.
+    `torch.nn.functional.scaled_dot_product_attention`, whose fused kernels do not store the
+    (B, h, T_q, T_k) weights (its fallback math kernel does). The price: it returns `None`
+    instead of the weights.
 
     Args:
         d_model: Width of the token vectors.
