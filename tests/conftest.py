@@ -52,6 +52,26 @@ def prepared_command(program: str) -> list[str]:
     return [sys.executable, "-m", "sitebuild.kernel", str(ROOT), program]
 
 
+def stdout_of(notebook) -> list[str]:
+    """What each code cell of an executed notebook printed (one cell's printing may span several stream outputs)."""
+    return [
+        "".join(
+            "".join(output["text"])
+            for output in cell.get("outputs", [])
+            if output.get("output_type") == "stream" and output.get("name") == "stdout"
+        )
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+    ]
+
+
+def notebook_stdout(site: Path, chapter: str) -> str:
+    """Everything a chapter printed when the site was built: the stdout of its downloadable notebook."""
+    import json
+
+    return "".join(stdout_of(json.loads((site / "notebooks" / chapter / f"{chapter}.ipynb").read_text("utf-8"))))
+
+
 def site_prefix() -> str:
     """The path under which the site is served, from `site_url` in mkdocs.yml (for example `/attention-by-hand/`)."""
     from urllib.parse import urlsplit

@@ -1,13 +1,12 @@
 """The `transformer-tutorial` command (and `python -m tutorial_code`): every chapter runs, options work,
 bad options get a message that says what to fix."""
 
-import json
 import subprocess
 import sys
 
 import pytest
 import torch
-from conftest import ROOT, prepared_command, prepared_env
+from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
 
 from sitebuild import chapters as chapter_runs
 from tutorial_code.cli import chapters, read_chapter
@@ -75,17 +74,6 @@ def test_asking_for_a_gpu_on_a_machine_without_one():
     result = command("training", "--device", "cuda")
     assert result.returncode == 2
     assert "sees no CUDA GPU on this machine; use --device cpu" in result.stderr
-
-
-def notebook_stdout(site, name: str) -> str:
-    notebook = json.loads((site / "notebooks" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
-    return "".join(
-        "".join(output["text"])
-        for cell in notebook["cells"]
-        if cell["cell_type"] == "code"
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "stream" and output.get("name") == "stdout"
-    )
 
 
 # The command runs a chapter script as it is (the copy-paste and notebook tests run every chapter's code):

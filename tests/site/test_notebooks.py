@@ -7,26 +7,13 @@ import re
 
 import nbformat
 import pytest
-from conftest import ROOT, prepared_env
+from conftest import ROOT, prepared_env, stdout_of
 from nbclient import NotebookClient
 
 from sitebuild.chapters import PAGE_OF_CHAPTER, chapter_scripts
 
 NAMES = list(chapter_scripts(ROOT))
 RERUN_IN_A_KERNEL = ["masks", "training", "best_practices"]  # one without training, two that train and draw
-
-
-def stdout_of(notebook) -> list[str]:
-    """What each code cell printed (a kernel may split one cell's printing into several stream outputs)."""
-    return [
-        "".join(
-            "".join(output["text"])
-            for output in cell.get("outputs", [])
-            if output.get("output_type") == "stream" and output.get("name") == "stdout"
-        )
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-    ]
 
 
 @pytest.mark.parametrize("name", NAMES)

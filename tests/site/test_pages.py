@@ -7,14 +7,13 @@ chapter command prints exactly what the page shows.
 """
 
 import builtins
-import json
 import re
 import subprocess
 import symtable
 from html.parser import HTMLParser
 
 import pytest
-from conftest import ROOT, prepared_command, prepared_env
+from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
 from snippets import INCLUDE, pages, python_blocks
 
 from sitebuild.chapters import PAGE_OF_CHAPTER
@@ -49,17 +48,6 @@ def test_page_runs_every_section_of_its_chapter_script_in_order(page):
         if INCLUDE.match(line) and INCLUDE.match(line)["path"] == script.relative_to(ROOT).as_posix()
     ]
     assert on_page == in_script
-
-
-def notebook_stdout(site, chapter: str) -> str:
-    notebook = json.loads((site / "notebooks" / chapter / f"{chapter}.ipynb").read_text(encoding="utf-8"))
-    return "".join(
-        "".join(output["text"])
-        for cell in notebook["cells"]
-        if cell["cell_type"] == "code"
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "stream" and output.get("name") == "stdout"
-    )
 
 
 def normalize(output: str) -> str:

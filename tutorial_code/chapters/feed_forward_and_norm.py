@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from tutorial_code.feed_forward import FeedForward
+from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.plots import log_lines
 from tutorial_code.residual import gradient_norm_per_layer
 from tutorial_code.sum_task import trained_sum_model
@@ -35,6 +36,17 @@ for seed in range(SEED, SEED + 5):
     stds.append(ffn(torch.randn(2, 10, 512)).std().item())
 print(f"std of the FFN output for unit-variance input, seeds {SEED}-{SEED + 4}:", ", ".join(f"{s:.3f}" for s in stds))
 # --8<-- [end:ffn_std]
+
+
+# %%
+# --8<-- [start:parameter_share]
+for name, d_model, d_ff, num_heads in (("the paper's layer", 512, 2048, 8), ("this site's model", 32, 64, 4)):
+    ffn = sum(p.numel() for p in FeedForward(d_model, d_ff).parameters())
+    attention = sum(p.numel() for p in MultiHeadAttention(d_model, num_heads).parameters())
+    print(
+        f"{name}: feed-forward {ffn:,}, attention {attention:,} parameters ({ffn / (ffn + attention):.0%} in the FFN)"
+    )
+# --8<-- [end:parameter_share]
 
 
 # %%
