@@ -100,7 +100,13 @@ def run_chapter(job: tuple[str, str, str]) -> tuple[str, str, str | None, float]
     notebook = nbformat.reads(notebook_json, as_version=4)
     try:
         prepare(root)
-        return name, nbformat.writes(run_cells(notebook, name)), None, time.perf_counter() - start
+        from sitebuild import claims
+
+        # The values every claim is checked on, for the tests (sitebuild.claims).
+        records = claims.install([cell.source for cell in notebook.cells if cell.cell_type == "code"])
+        executed = run_cells(notebook, name)
+        executed.metadata["claims"] = records
+        return name, nbformat.writes(executed), None, time.perf_counter() - start
     except Exception as error:  # noqa: BLE001 - sent back to the build, which names the chapter
         return name, "", f"{type(error).__name__}: {error}", time.perf_counter() - start
 

@@ -11,6 +11,7 @@ vector, h = `num_heads`.
 """
 
 # --8<-- [start:imports]
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -100,6 +101,48 @@ class DigitModel(nn.Module):
 # --8<-- [end:digit_model]
 
 
+# --8<-- [start:schedule]
+SCHEDULES = ("constant", "inverse_sqrt", "cosine")
+
+
+def learning_rate_factor(step: int, steps: int, warmup_steps: int = 0, schedule: str = "constant") -> float:
+    """The multiple of the base learning rate used at optimizer step `step` (counted from 0).
+
+    Every schedule first rises linearly from almost 0 to 1 over `warmup_steps` steps. After the warm-up,
+    `"constant"` stays at 1, `"inverse_sqrt"` (the paper's schedule) decays as one over the square
+    root of the step, and `"cosine"` falls along half a cosine wave to 0 at the last step.
+
+    Args:
+        step: The optimizer step, from 0 to `steps - 1`.
+        steps: Total number of optimizer steps.
+        warmup_steps: Length of the linear warm-up. Defaults to 0.
+        schedule: One of `"constant"`, `"inverse_sqrt"` or `"cosine"`. Defaults to `"constant"`.
+
+    Returns:
+        The factor; the learning rate at this step is `lr * factor`.
+
+    Raises:
+        ValueError: If `schedule` is unknown.
+
+    Examples:
+        >>> [round(learning_rate_factor(s, 400, 100, "inverse_sqrt"), 2) for s in (0, 99, 399)]
+        [0.01, 1.0, 0.5]
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    if schedule == "inverse_sqrt":
+        return math.sqrt(max(1, warmup_steps) / (step + 1))
+    if schedule == "cosine":
+        progress = (step - warmup_steps) / max(1, steps - 1 - warmup_steps)
+        return 0.5 * (1 + math.cos(math.pi * progress))
+    return 1.0
+
+
+# --8<-- [end:schedule]
+
+
 # --8<-- [start:train]
 @dataclass
 class TrainResult:
@@ -133,6 +176,7 @@ def train_digit_model(
     model: DigitModel | None = None,
     warmup_steps: int = 0,
     clip_norm: float | None = None,
+    schedule: str = "constant",
     device: str = "cpu",
 ) -> TrainResult:
     """Train a [`DigitModel`][tutorial_code.digit_model.DigitModel] with Adam, one fresh batch per step.
@@ -152,13 +196,15 @@ def train_digit_model(
         model: A model to train instead of a new post-norm `DigitModel`. Defaults to None.
         warmup_steps: Raise the learning rate linearly from 0 over this many steps. Defaults to 0.
         clip_norm: Clip the gradient norm to this value before each step. Defaults to None (no clipping).
+        schedule: The learning rate after the warm-up: `"constant"`, `"inverse_sqrt"` or `"cosine"`, see
+            [`learning_rate_factor`][tutorial_code.digit_model.learning_rate_factor]. Defaults to `"constant"`.
         device: Where to train, for example `"cuda"`; the trained model comes back on the CPU. Defaults to `"cpu"`.
 
     Returns:
         A [`TrainResult`][tutorial_code.digit_model.TrainResult].
 
     Raises:
-        ValueError: If `steps` or `batch_size` is not positive.
+        ValueError: If `steps` or `batch_size` is not positive, or `schedule` is unknown.
 
     Examples:
         >>> def zeros(batch_size, seq_len, generator):
@@ -169,13 +215,16 @@ def train_digit_model(
     """
     if steps < 1 or batch_size < 1:
         raise ValueError(f"steps and batch_size must be >= 1, got steps={steps}, batch_size={batch_size}")
+    learning_rate_factor(0, steps, warmup_steps, schedule)  # an unknown schedule fails here, before training
     torch.manual_seed(seed)  # initial weights and dropout
     data = torch.Generator().manual_seed(seed)  # training batches
     model = DigitModel(max_len=max(16, seq_len), norm_first=norm_first) if model is None else model
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    # Warm-up: small steps while Adam's statistics are still noisy, then the full rate.
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup_steps)))
+    # Warm-up: small steps while Adam's statistics are still noisy; then the schedule.
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: learning_rate_factor(step, steps, warmup_steps, schedule)
+    )
     losses = []
     start = time.perf_counter()
     model.train()
@@ -188,7 +237,7 @@ def train_digit_model(
         if clip_norm is not None:
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
         optimizer.step()
-        schedule.step()
+        scheduler.step()
         losses.append(loss.item())
     seconds = time.perf_counter() - start
     model.cpu()

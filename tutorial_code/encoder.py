@@ -168,3 +168,49 @@ class Encoder(nn.Module):
 
 
 # --8<-- [end:encoder]
+
+
+# --8<-- [start:classifier]
+class EncoderClassifier(nn.Module):
+    """An [`Encoder`][tutorial_code.encoder.Encoder] with a classification head: one label per sequence.
+
+    The head averages the encoded tokens over the real (non-padding) positions and maps the
+    average to one logit per class. Averaging is one common choice; BERT-style models instead
+    prepend a special token and classify its vector.
+
+    Args:
+        encoder: The encoder; its `pad_id`, when set, decides which positions are averaged.
+        num_classes: Number of labels.
+
+    Raises:
+        ValueError: If `num_classes` is smaller than 2.
+
+    Shape:
+        - tokens: (B, T), integer ids
+        - output: (B, num_classes), logits for `nn.CrossEntropyLoss`
+
+    Examples:
+        >>> encoder = Encoder(vocab_size=10, d_model=16, num_heads=4, d_ff=32, num_layers=1, pad_id=0)
+        >>> EncoderClassifier(encoder, num_classes=3)(torch.tensor([[3, 4, 0], [5, 0, 0]])).shape
+        torch.Size([2, 3])
+    """
+
+    def __init__(self, encoder: Encoder, num_classes: int) -> None:
+        super().__init__()
+        if num_classes < 2:
+            raise ValueError(f"num_classes must be at least 2, got {num_classes}")
+        self.encoder = encoder
+        self.head = nn.Linear(encoder.d_model, num_classes)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Return the logits of each sequence."""
+        encoded, _ = self.encoder(tokens)  # (B, T, d_model)
+        if self.encoder.pad_id is None:
+            pooled = encoded.mean(dim=1)
+        else:
+            real = (tokens != self.encoder.pad_id).unsqueeze(-1).float()  # (B, T, 1)
+            pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)  # mean over real tokens
+        return self.head(pooled)  # (B, num_classes)
+
+
+# --8<-- [end:classifier]

@@ -97,4 +97,41 @@ def log_log_panels(
     return fig
 
 
+def flow_diagram(steps: list[tuple[str, str]], per_row: int = 3) -> Figure:
+    """Numbered boxes joined by arrows, `per_row` to a row: one box per `(title, detail)` step.
+
+    Examples:
+        >>> len(flow_diagram([("a", "x"), ("b", "y")]).axes)
+        1
+    """
+    rows = -(-len(steps) // per_row)
+    fig, ax = plt.subplots(figsize=(3.6 * per_row, 1.7 * rows))
+    ax.set_xlim(0, per_row)
+    ax.set_ylim(0, rows)
+    ax.axis("off")
+    centres = []
+    for number, (title, detail) in enumerate(steps):
+        row, column = divmod(number, per_row)
+        x, y = column + 0.5, rows - row - 0.5
+        centres.append((x, y))
+        ax.text(
+            x,
+            y,
+            f"{number + 1}. {title}\n{detail}",
+            ha="center",
+            va="center",
+            fontsize=9,
+            bbox={"boxstyle": "round,pad=0.5", "facecolor": "#e8eaf6", "edgecolor": "#3f51b5"},
+        )
+    for (x0, y0), (x1, y1) in zip(centres, centres[1:], strict=False):
+        if y0 == y1:  # same row: a short arrow between neighbours
+            start, end = (x0 + 0.36, y0), (x1 - 0.36, y1)
+        else:  # next row: from the bottom of the last box to the top of the first
+            start, end = (x0, y0 - 0.3), (x1, y1 + 0.3)
+        ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "color": "#555555"})
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
 # --8<-- [end:charts]

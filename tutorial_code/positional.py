@@ -53,6 +53,46 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
 # --8<-- [end:sinusoidal_table]
 
 
+# --8<-- [start:shift_rotation]
+def shift_rotation(k: int, d_model: int) -> torch.Tensor:
+    """The matrix R_k that moves every sinusoidal position vector k positions on: `PE[pos + k] = R_k @ PE[pos]`.
+
+    Each feature pair (sin, cos) of one frequency is a point on a circle; moving k positions on
+    turns it by the angle `k * frequency`, whatever `pos` is. R_k is block-diagonal, one 2x2
+    rotation per pair, and depends on k alone. That is what lets a linear map (a query or key
+    projection) express "k positions to the left" once for every position.
+
+    Args:
+        k: The shift in positions; negative shifts move back.
+        d_model: Width of the position vectors; must be even.
+
+    Returns:
+        Tensor of shape (d_model, d_model).
+
+    Raises:
+        ValueError: If `d_model` is odd or not positive.
+
+    Examples:
+        >>> table = sinusoidal_table(max_len=20, d_model=8)
+        >>> torch.allclose(table[:15] @ shift_rotation(5, 8).T, table[5:], atol=1e-5)  # every row moved 5 on
+        True
+    """
+    if d_model < 2 or d_model % 2:
+        raise ValueError(f"need an even d_model >= 2, got d_model={d_model}")
+    frequency = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))  # as in the table
+    cos, sin = torch.cos(k * frequency), torch.sin(k * frequency)
+    rotation = torch.zeros(d_model, d_model)
+    # sin(a + b) = sin a cos b + cos a sin b;  cos(a + b) = cos a cos b - sin a sin b
+    rotation[0::2, 0::2] = torch.diag(cos)
+    rotation[0::2, 1::2] = torch.diag(sin)
+    rotation[1::2, 0::2] = torch.diag(-sin)
+    rotation[1::2, 1::2] = torch.diag(cos)
+    return rotation
+
+
+# --8<-- [end:shift_rotation]
+
+
 # --8<-- [start:check_positions]
 def _check_positions(x: torch.Tensor, table: torch.Tensor) -> None:
     max_len, d_model = table.shape

@@ -172,9 +172,11 @@ def unscaled_scores_in_float16(fixed: bool) -> Outcome:
     scores = (q / math.sqrt(64)) @ k.transpose(-2, -1) if fixed else (q @ k.transpose(-2, -1)) / math.sqrt(64)
     weights = torch.softmax(scores.float(), dim=-1)
     overflowed = int(torch.isinf(scores).sum())
+    negative = int((scores == float("-inf")).sum())
     nan_rows = int(torch.isnan(weights).any(dim=-1).sum())
     return Outcome(
-        f"{overflowed} of {scores.numel()} scores are inf; {nan_rows} of {scores.size(-2)} weight rows are NaN",
+        f"{overflowed} of {scores.numel()} scores are inf ({negative} of them -inf); "
+        f"{nan_rows} of {scores.size(-2)} weight rows are NaN",
         bad=overflowed > 0,
     )
 
@@ -197,6 +199,27 @@ def loss_does_not_fall(fixed: bool) -> Outcome:
     """Adam with a learning rate of 0.1 on the sum task."""
     result = train_sum_model(steps=200, seed=0, lr=1e-3 if fixed else 1e-1)
     return Outcome(f"held-out MSE after 200 steps: {result.eval_loss:.3f}", bad=result.eval_loss > 0.5)
+
+
+def deep_post_norm(fixed: bool) -> Outcome:
+    """Twelve post-norm layers at a learning rate of 3e-3, without warm-up; the fix is pre-norm."""
+    torch.manual_seed(0)
+    model = DigitModel(num_layers=12, norm_first=fixed)
+    result = train_sum_model(steps=100, seed=0, lr=3e-3, model=model)
+    return Outcome(f"held-out MSE after 100 steps: {result.eval_loss:.3f}", bad=result.eval_loss > 0.1)
+
+
+def dropout_on_the_residual_stream(fixed: bool) -> Outcome:
+    """Dropout applied to x, the residual stream, instead of to the sub-layer's output."""
+    torch.manual_seed(0)
+    dropout = nn.Dropout(0.1).train()
+    sublayer = nn.Linear(16, 16)
+    nn.init.zeros_(sublayer.weight)
+    nn.init.zeros_(sublayer.bias)  # a sub-layer that has learned nothing yet: it outputs zeros
+    x = torch.randn(4, 8, 16)
+    output = x + dropout(sublayer(x)) if fixed else dropout(x) + sublayer(x)
+    change = (output - x).abs().max().item()
+    return Outcome(f"a sub-layer that outputs zeros still moves x by up to {change:.2f}", bad=change > 0)
 
 
 def dropout_at_inference(fixed: bool) -> Outcome:
@@ -326,8 +349,9 @@ PROBLEMS: list[Problem] = [
     ),
     Problem(
         "fp16_overflow",
-        "inf and NaN from unscaled scores in float16",
-        "q.k of large activations exceeds float16's maximum of 65,504 and becomes inf; a row with +inf turns NaN.",
+        "Scores overflow to inf in float16",
+        "q.k of large activations exceeds float16's range (+-65,504) before the division by sqrt(d_k). "
+        "A -inf silently zeroes one weight; a +inf would turn its whole row NaN.",
         "Scale q (or q and k) by 1/sqrt(d_k) before the product; keep the softmax in float32.",
         **_pair(unscaled_scores_in_float16),
     ),
@@ -344,6 +368,23 @@ PROBLEMS: list[Problem] = [
         "The learning rate is far too high for Adam on this model.",
         "Start near 1e-3 (with warm-up for larger models) and lower it if the loss jumps.",
         **_pair(loss_does_not_fall),
+    ),
+    Problem(
+        "deep_post_norm",
+        "A deep post-norm stack does not train",
+        "With many post-norm layers and a high learning rate, the first Adam steps push the stack where it "
+        "stops learning (reproduced here with 12 layers at 3e-3; pre-norm keeps an untouched residual path).",
+        "Pre-norm (`norm_first=True`, plus a final LayerNorm); warm-up helped on some seeds only, a lower "
+        "learning rate was not measured.",
+        **_pair(deep_post_norm),
+    ),
+    Problem(
+        "dropout_on_x",
+        "Dropout on the residual stream",
+        "`dropout(x) + sublayer(x)` drops features of x itself, in every layer: the residual path no longer "
+        "carries x unchanged.",
+        "Drop the sub-layer's output, before the add: `x + dropout(sublayer(x))`.",
+        **_pair(dropout_on_the_residual_stream),
     ),
     Problem(
         "dropout_on",
@@ -368,9 +409,10 @@ PROBLEMS: list[Problem] = [
     ),
     Problem(
         "bias_leak",
-        "A large negative bias still lets future tokens leak",
+        "A large negative bias makes fully masked rows attend everywhere",
         "With -1e4 instead of a hard mask, a query whose allowed keys are all padding has every key "
-        "biased alike: the bias cancels in the softmax and the query attends to all keys, the future included.",
+        "biased alike: the bias cancels in the softmax and the query attends to all keys, the future included. "
+        "Harmless only if the outputs of padded positions are always ignored.",
         "Boolean masks and a defined result for fully masked rows.",
         **_pair(large_negative_bias_leaks),
     ),

@@ -115,3 +115,25 @@ def test_every_parameter_gets_a_gradient(norm_first):
 def test_bad_input_is_explained(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_the_classifier_ignores_what_fills_the_padding():
+    from tutorial_code.encoder import Encoder, EncoderClassifier
+
+    torch.manual_seed(0)
+    model = EncoderClassifier(Encoder(vocab_size=20, d_model=16, num_heads=4, d_ff=32, num_layers=2, pad_id=0), 3)
+    model.eval()
+    tokens = torch.tensor([[5, 6, 7, 0, 0], [8, 9, 0, 0, 0]])
+    logits = model(tokens)
+    assert logits.shape == (2, 3)
+    shorter = model(tokens[:, :3])  # the same sequences with less padding
+    torch.testing.assert_close(logits, shorter, atol=1e-5, rtol=0)
+
+
+def test_a_classifier_needs_two_classes():
+    import pytest
+
+    from tutorial_code.encoder import Encoder, EncoderClassifier
+
+    with pytest.raises(ValueError, match="at least 2"):
+        EncoderClassifier(Encoder(vocab_size=5, d_model=8, num_heads=2, d_ff=16, num_layers=1), 1)

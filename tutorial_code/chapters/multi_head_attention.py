@@ -11,11 +11,12 @@ import torch
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.claims import claim
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.masks import padding_mask
 from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention, combine_heads, split_heads
 from tutorial_code.plots import heatmaps
-from tutorial_code.sum_task import train_sum_model, trained_sum_model
+from tutorial_code.sum_task import make_batch, train_sum_model, trained_sum_model
 
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
@@ -53,20 +54,39 @@ print("same as the module:", torch.allclose(output, attention(x)[0]))
 
 # %%
 # --8<-- [start:w_o_blocks]
+def head_shares(W_O: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """How strongly output feature i reads head j: the size of W_O's block (i, head j's d_k columns), as a share."""
+    d_model = W_O.size(0)
+    reads = W_O.detach().view(d_model, num_heads, d_model // num_heads).norm(dim=-1)  # (d_model, h)
+    return reads / reads.sum(dim=-1, keepdim=True)
+
+
 result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # the sum-task model, trained once
-W_O = result.model.layers[0].attention.W_O.weight  # (d_model, h * d_k)
-h = result.model.layers[0].attention.num_heads
-d_model = W_O.size(0)
-# How strongly output feature i reads head j: the size of W_O's block (i, head j's d_k columns).
-reads = W_O.detach().view(d_model, h, d_model // h).norm(dim=-1)  # (d_model, h)
-share = reads / reads.sum(dim=-1, keepdim=True)
-print("share of each head in output features 0-5 of the trained model's first layer:")
-print(share[:6])
-print(
-    "output features that read every head with at least 10% share:",
-    int((share > 0.10).all(dim=-1).sum()),
-    "of",
-    d_model,
+torch.manual_seed(SEED)
+untrained = DigitModel()  # the weights that training started from
+h = untrained.layers[0].attention.num_heads
+shares = {
+    "before training": head_shares(untrained.layers[0].attention.W_O.weight, h),
+    "after training": head_shares(result.model.layers[0].attention.W_O.weight, h),
+}
+print("share of each head in output features 0-5 of the first layer, after training:")
+print(shares["after training"][:6])
+for name, share in shares.items():
+    every_head = int((share > 0.10).all(dim=-1).sum())
+    print(
+        f"{name:>15}: {every_head} of {share.size(0)} output features read every head with at least 10 %; "
+        f"mean distance from an even {1 / h:.0%}: {(share - 1 / h).abs().mean():.3f}"
+    )
+untrained_every_head = int((shares["before training"] > 0.10).all(dim=-1).sum())
+output_features = shares["before training"].size(0)
+distance_before, distance_after = ((share - 1 / h).abs().mean().item() for share in shares.values())
+claim(
+    untrained_every_head == output_features and distance_before < 0.1,
+    "multi_head_attention: A randomly initialised $W_O$ already draws on every head",
+)
+claim(
+    abs(distance_after - distance_before) < 0.01,
+    "multi_head_attention: training leaves the shares about as even as the initialisation made them",
 )
 # --8<-- [end:w_o_blocks]
 
@@ -79,9 +99,13 @@ model = DigitModel()
 for layer in model.layers:
     layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing, no parameters
 without_w_o = train_sum_model(steps=STEPS, seed=SEED, model=model, device=DEVICE)
-for name, result in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
-    parameters = sum(p.numel() for p in result.model.parameters())
-    print(f"{name:>24}: {parameters:,} parameters, held-out MSE {result.eval_loss:.4f}")
+for name, trained in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
+    parameters = sum(p.numel() for p in trained.model.parameters())
+    print(f"{name:>24}: {parameters:,} parameters, held-out MSE {trained.eval_loss:.4f}")
+target_variance = make_batch(100_000)[1].var().item()  # the MSE of always answering the mean
+print(f"for scale: always answering the mean target gives an MSE of {target_variance:.3f}")
+without_w_o_mse = without_w_o.eval_loss
+claim(without_w_o_mse < 0.1 * target_variance, "multi_head_attention: the model without $W_O$ still learns")
 # --8<-- [end:concat_only]
 
 
@@ -89,11 +113,15 @@ for name, result in (("with W_O", with_w_o), ("heads only concatenated", without
 # --8<-- [start:sum_model_heads]
 numbers = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
 with torch.no_grad():
-    _, weights = result.model.eval()(torch.tensor([numbers]))
+    _, weights = with_w_o.model.eval()(torch.tensor([numbers]))  # the model with W_O, trained above
 first_layer = weights[0][0]  # layer 0, sequence 0: (h, T, T)
 labels = [str(int(v)) for v in numbers]
 heads = [f"head {h}" for h in range(len(first_layer))]
 fig = heatmaps(list(first_layer), heads, labels, xlabel="key (digit)", ylabel="query (digit)")
+closest_pair = min(
+    (first_layer[i] - first_layer[j]).abs().max().item() for i in range(h) for j in range(i + 1, h)
+)  # the two most similar heads: their largest difference in any weight
+claim(closest_pair > 0.05, "multi_head_attention: The heads distribute their weights differently")
 # --8<-- [end:sum_model_heads]
 
 

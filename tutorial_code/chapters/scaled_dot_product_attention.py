@@ -14,8 +14,9 @@ import torch
 import torch.nn.functional as F
 
 from tutorial_code.attention import SelfAttention, scaled_dot_product_attention
+from tutorial_code.claims import claim
 from tutorial_code.masks import causal_mask
-from tutorial_code.plots import bars
+from tutorial_code.plots import bars, flow_diagram
 
 torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [end:setup]
@@ -54,6 +55,11 @@ attention = SelfAttention(d_model=4, d_k=4)  # W_Q, W_K, W_V: three learned 4x4 
 output, weights = attention(x)
 print("weights with learned projections (before any training):")
 print(weights[0].detach())
+farthest_from_uniform = (weights[0] - 1 / 3).abs().max().item()
+claim(
+    farthest_from_uniform < 0.1,
+    "scaled_dot_product_attention: these small random projections give weights close to uniform",
+)
 # --8<-- [end:qkv]
 
 
@@ -61,11 +67,17 @@ print(weights[0].detach())
 # --8<-- [start:spread]
 torch.manual_seed(SEED)
 print(f"{'d_k':>5} {'std of q.k':>11} {'sqrt(d_k)':>10} {'std of q.k/sqrt(d_k)':>21}")
+scaled_spreads = []
 for d_k in (16, 64, 256):
     q = torch.randn(10_000, d_k)  # 10,000 query-key pairs with unit-variance entries
     k = torch.randn(10_000, d_k)
     scores = (q * k).sum(dim=-1)  # one dot product per pair
-    print(f"{d_k:>5} {scores.std():>11.2f} {math.sqrt(d_k):>10.2f} {(scores / math.sqrt(d_k)).std():>21.2f}")
+    scaled_spreads.append((scores / math.sqrt(d_k)).std().item())
+    print(f"{d_k:>5} {scores.std():>11.2f} {math.sqrt(d_k):>10.2f} {scaled_spreads[-1]:>21.2f}")
+claim(
+    all(abs(spread - 1) < 0.05 for spread in scaled_spreads),
+    "scaled_dot_product_attention: brings the spread back to 1 whatever the head width",
+)
 # --8<-- [end:spread]
 
 
@@ -76,6 +88,7 @@ d_k, num_keys = 64, 16
 q = torch.randn(1_000, 1, d_k)  # 1,000 queries, each against its own 16 keys
 k = torch.randn(1_000, num_keys, d_k)
 raw_scores = (q @ k.transpose(-2, -1)).squeeze(1)  # (1000, 16)
+top, gradient = {}, {}
 for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt(d_k))):
     p = torch.softmax(scores, dim=-1)
     # Jacobian of softmax: diag(p) - p p^T. It vanishes when p is one-hot.
@@ -83,6 +96,11 @@ for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt
     top_weight = p.max(dim=-1).values.mean()
     gradient_size = jacobian.norm(dim=(-2, -1)).mean()
     print(f"{name:>8}: top weight {top_weight:.2f} (uniform: {1 / num_keys:.3f}), softmax gradient {gradient_size:.3f}")
+    top[name], gradient[name] = top_weight.item(), gradient_size.item()
+claim(
+    top["unscaled"] > 2 * top["scaled"] and gradient["unscaled"] < 0.75 * gradient["scaled"],
+    "scaled_dot_product_attention: here the unscaled softmax's Jacobian is well under the scaled one's",
+)
 # --8<-- [end:peak]
 
 
@@ -126,6 +144,38 @@ print(weights[0])
 
 
 # %%
+# --8<-- [start:six_steps]
+torch.manual_seed(SEED)
+attention = SelfAttention(d_model=8, d_k=4)
+x = torch.randn(2, 5, 8)  # (B=2, T=5, d_model=8)
+Q, K, V = attention.W_Q(x), attention.W_K(x), attention.W_V(x)  # step 1
+scores = Q @ K.transpose(-2, -1)  # step 2
+scaled = scores / math.sqrt(Q.size(-1))  # step 3
+masked = scaled.masked_fill(~causal_mask(5), float("-inf"))  # step 4 (optional)
+weights = torch.softmax(masked, dim=-1)  # step 5
+output = weights @ V  # step 6
+
+
+def shape(t: torch.Tensor) -> str:
+    return "shape (" + ", ".join(map(str, t.shape)) + ")"
+
+
+fig = flow_diagram(
+    [
+        ("project X to Q, K and V", f"each {shape(Q)}"),
+        ("score: Q K^T", shape(scores)),
+        ("scale: divide by sqrt(d_k)", shape(scaled)),
+        ("mask: blocked scores to -inf", shape(masked)),
+        ("softmax over the keys", f"{shape(weights)}, rows sum to 1"),
+        ("weighted sum: weights V", shape(output)),
+    ]
+)
+same = torch.allclose(output, scaled_dot_product_attention(Q, K, V, mask=causal_mask(5))[0], atol=1e-6)
+claim(same, "scaled_dot_product_attention: checks that the result equals scaled_dot_product_attention's")
+# --8<-- [end:six_steps]
+
+
+# %%
 # --8<-- [start:check_torch]
 torch.manual_seed(SEED)
 query, key, value = torch.randn(3, 2, 8, 10, 16)  # (B=2, h=8, T=10, d_k=16) each
@@ -136,5 +186,7 @@ for name, kwargs in (
 ):
     ours, _ = scaled_dot_product_attention(query, key, value, **kwargs)
     theirs = F.scaled_dot_product_attention(query, key, value, attn_mask=kwargs.get("mask"))
-    print(f"{name:>20}: largest difference {(ours - theirs).abs().max():.1e}")
+    largest_difference = (ours - theirs).abs().max().item()
+    print(f"{name:>20}: largest difference {largest_difference:.1e}")
+    claim(largest_difference < 1e-5, "scaled_dot_product_attention: the two agree to float32 rounding")
 # --8<-- [end:check_torch]

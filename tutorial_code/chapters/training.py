@@ -9,8 +9,10 @@
 # --8<-- [start:setup]
 import torch
 
+from tutorial_code.claims import claim
+from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.plots import heatmaps, log_lines
-from tutorial_code.sum_task import predict_sum, trained_sum_model
+from tutorial_code.sum_task import make_batch, predict_sum, trained_sum_model
 from tutorial_code.tasks import accuracy, argmax_batch, train_argmax
 
 torch.set_printoptions(precision=2, sci_mode=False)
@@ -26,12 +28,37 @@ DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come
 
 
 # %%
+# --8<-- [start:encoder_run]
+torch.manual_seed(SEED)
+encoder = Encoder(vocab_size=1000, d_model=64, num_heads=8, d_ff=256, num_layers=2, pad_id=0).eval()
+token_ids = torch.randint(1, 1000, (2, 8))  # a batch of 2 sequences of 8 token ids
+token_ids[1, 5:] = 0  # the second has 5 tokens, then 3 padding
+encoded, weights = encoder(token_ids)
+print("token ids", tuple(token_ids.shape), "-> encoded", tuple(encoded.shape), "(B, T, d_model)")
+print("weights per layer", tuple(weights[0].shape), "(B, h, T, T)")
+on_padding = weights[-1][1, :, :, 5:].sum().item()
+print(f"weight that sequence 1 puts on its padding, last layer, all heads: {on_padding}")
+claim(on_padding == 0, "training: With pad_id set it builds the padding mask itself")
+classifier = EncoderClassifier(encoder, num_classes=3).eval()  # untrained: the probabilities mean nothing yet
+logits = classifier(token_ids)
+print("class logits", tuple(logits.shape), "(B, num_classes); probabilities:")
+print(logits.softmax(dim=-1).detach())
+# --8<-- [end:encoder_run]
+
+
+# %%
 # --8<-- [start:sum_task]
 result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained once per process, reused below
 for step in sorted({*range(0, STEPS, max(1, STEPS // 5)), STEPS - 1}):
     print(f"step {step:>3}: training loss {result.losses[step]:.4f}")
 print(f"held-out loss in eval mode: {result.eval_loss:.4f}  (training took {result.seconds:.1f} s)")
 print(f"parameters: {sum(p.numel() for p in result.model.parameters()):,}")
+_, targets = make_batch(100_000)
+mean_square = targets.pow(2).mean().item()  # the MSE of a model that always answers 0
+print(f"targets: mean {targets.mean():.2f}, variance {targets.var():.2f}, mean square {mean_square:.2f}")
+first_loss, final_loss = result.losses[0], sum(result.losses[-50:]) / 50
+claim(abs(first_loss - mean_square) < 0.2 * mean_square, "training: an untrained model predicts about 0")
+claim(first_loss > 10 and final_loss < 0.1, "training: falling from above ten to below one tenth")
 # --8<-- [end:sum_task]
 
 
@@ -51,6 +78,9 @@ with torch.no_grad():
     noisy = [result.model(torch.tensor([numbers], dtype=torch.float32))[0].item() * 10 for _ in range(5)]
 result.model.eval()
 print("train mode:", ", ".join(f"{p:.2f}" for p in noisy))
+claim(
+    len({round(p, 4) for p in noisy}) == len(noisy), "training: the same input gives a different answer on every call"
+)
 # --8<-- [end:predict]
 
 
@@ -62,10 +92,13 @@ numbers, targets = argmax_batch(256, 8, torch.Generator().manual_seed(7))
 with torch.no_grad():
     _, weights = argmax_result.model(numbers)  # list of (B, h, T, T), one per layer
 rows = torch.arange(len(targets))
+on_largest = []
 for layer, layer_weights in enumerate(weights):
     # weight that each query gives to the key holding the largest digit, averaged over queries and sequences
-    on_largest = layer_weights[rows, :, :, targets].mean(dim=(0, 2))  # (h,)
-    print(f"layer {layer}, weight on the largest digit per head:", on_largest)
+    on_largest.append(layer_weights[rows, :, :, targets].mean(dim=(0, 2)))  # (h,)
+    print(f"layer {layer}, weight on the largest digit per head:", on_largest[layer])
+sharpest_first_layer_head = on_largest[0].max().item()
+claim(sharpest_first_layer_head > 0.9, "training: One head of the first layer learns to put nearly all of its weight")
 # --8<-- [end:argmax]
 
 

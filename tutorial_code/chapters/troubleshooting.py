@@ -43,7 +43,8 @@ with print_shapes(model):
 
 # %%
 # --8<-- [start:entropy]
-untrained = DigitModel().eval()
+torch.manual_seed(SEED)
+untrained = DigitModel().eval()  # the weights that training starts from
 trained = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE).model
 numbers = torch.tensor([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]])
 with torch.no_grad():

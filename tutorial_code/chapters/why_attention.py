@@ -11,6 +11,7 @@ import os
 
 import torch
 
+from tutorial_code.claims import claim
 from tutorial_code.plots import log_lines
 from tutorial_code.why_attention import gradient_reach, time_layers
 
@@ -21,9 +22,13 @@ from tutorial_code.why_attention import gradient_reach, time_layers
 # --8<-- [start:timing]
 print(f"CPU threads used by PyTorch: {torch.get_num_threads()} (of {os.cpu_count()} cores)")
 print(f"{'T':>5} {'RNN (ms)':>9} {'attention (ms)':>15} {'attention / RNN':>16}")
-for row in time_layers(seq_lens=(64, 128, 256, 512, 1024), d_model=64, batch_size=8):
+rows = time_layers(seq_lens=(64, 128, 256, 512, 1024), d_model=64, batch_size=8)
+for row in rows:
     ratio = row.attention_ms / row.recurrent_ms
     print(f"{row.seq_len:>5} {row.recurrent_ms:>9.1f} {row.attention_ms:>15.1f} {ratio:>16.1f}")
+recurrent_growth = rows[-1].recurrent_ms / rows[-2].recurrent_ms  # from T = 512 to T = 1024
+attention_growth = rows[-1].attention_ms / rows[-2].attention_ms
+claim(attention_growth > 1.3 * recurrent_growth, "why_attention: attention's grows faster")
 # --8<-- [end:timing]
 
 
@@ -33,6 +38,10 @@ recurrent, attention = gradient_reach(seq_len=64, d_model=32)
 print(f"{'input position':>15} {'RNN gradient':>13} {'attention gradient':>19}")
 for t in (0, 16, 32, 48, 56, 62, 63):
     print(f"{t:>15} {recurrent[t]:>13.1e} {attention[t]:>19.1e}")
+claim(recurrent[31] < 1e-6 * recurrent[63], "why_attention: inputs a few dozen steps back receive almost nothing")
+earlier = attention[:63]  # every position but the last, whose input is also the query
+claim(max(earlier) < 2 * min(earlier), "why_attention: about the same size at every earlier position")
+claim(attention[63] > 2 * max(earlier), "why_attention: the last position, whose input also forms the query")
 # --8<-- [end:gradient_reach]
 
 
