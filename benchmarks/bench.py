@@ -38,6 +38,7 @@ from tutorial_code.efficiency import (
     realistic_lengths,
 )
 from tutorial_code.encoder import EncoderLayer
+from tutorial_code.language_model import CharTransformer, generate
 from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results-cpu.json"
@@ -131,6 +132,38 @@ def measure_one(spec: dict) -> dict:
     return spec | {"ms": statistics.median(times), "peak_mb": max(0.0, _peak_rss_mb() - baseline)}
 
 
+GENERATION_LENGTHS = (128, 512, 1024)
+PROMPT_TOKENS = 16
+
+
+def measure_generation(new_tokens: int, use_cache: bool, repeats: int = 3) -> dict:
+    """Tokens per second of greedy generation with the chapter 11 model's shape (untrained: speed only).
+
+    The model's context holds the prompt and every new token, so the cache never has to start again.
+    """
+    torch.manual_seed(0)
+    model = CharTransformer(vocab_size=101, context=PROMPT_TOKENS + max(GENERATION_LENGTHS)).eval()
+    prompt = torch.randint(0, 101, (PROMPT_TOKENS,))
+    generate(model, prompt, 16, top_k=1, use_cache=use_cache)  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        generate(model, prompt, new_tokens, top_k=1, use_cache=use_cache)
+        times.append(time.perf_counter() - start)
+    seconds = statistics.median(times)
+    return {"new_tokens": new_tokens, "use_cache": use_cache, "seconds": seconds, "tokens_per_s": new_tokens / seconds}
+
+
+def run_generation() -> dict:
+    """KV cache against none, at every generation length: the rows of the results file's `generation`."""
+    rows = []
+    for new_tokens in GENERATION_LENGTHS:
+        for use_cache in (False, True):
+            rows.append(measure_generation(new_tokens, use_cache))
+            print(f"generate {new_tokens:>5} tokens, cache {use_cache!s:>5}: {rows[-1]['tokens_per_s']:8.0f} tokens/s")
+    return {"machine": machine(), "prompt_tokens": PROMPT_TOKENS, "rows": rows}
+
+
 def run_isolated(spec: dict, timeout: float = 600) -> dict:
     """Run `measure_one` in a fresh Python process."""
     result = subprocess.run(
@@ -190,6 +223,7 @@ def run_all(lengths: list[int], batch: int, d_model: int, heads: int, compile_le
         for flag in (False, True)
     ]
     lengths_data = realistic_lengths()
+    generation = run_generation()
     return {
         "machine": machine(),
         "settings": base,
@@ -203,6 +237,7 @@ def run_all(lengths: list[int], batch: int, d_model: int, heads: int, compile_le
             "padding_random": padding_fraction(lengths_data, 32, bucketed=False),
             "padding_bucketed": padding_fraction(lengths_data, 32, bucketed=True),
         },
+        "generation": generation,
     }
 
 
@@ -218,6 +253,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--heads", type=int, default=8, help="number of heads (default 8)")
     parser.add_argument("--compile-lengths", type=int, nargs="*", default=[512, 1024], help="lengths for torch.compile")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"results file (default {DEFAULT_OUTPUT})")
+    parser.add_argument(
+        "--only-generation",
+        action="store_true",
+        help="measure only generation with and without a KV cache, and update that part of the results file",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: one isolated measurement
     args = parser.parse_args(argv)
     if args.one:
@@ -227,7 +267,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--d-model {args.d_model} must be divisible by --heads {args.heads}")
     if min(args.lengths) < 1 or args.batch < 1:
         parser.error("--lengths and --batch must be positive")
-    results = run_all(args.lengths, args.batch, args.d_model, args.heads, args.compile_lengths)
+    if args.only_generation:
+        results = json.loads(args.output.read_text(encoding="utf-8")) | {"generation": run_generation()}
+    else:
+        results = run_all(args.lengths, args.batch, args.d_model, args.heads, args.compile_lengths)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.output}")

@@ -38,12 +38,14 @@ log = get_plugin_logger(__name__)
 NOTEBOOK_DIR = "notebooks"
 NOTEBOOK_INDEX = "notebooks.md"
 NOTEBOOK_LIST = "<!-- chapter notebooks -->"
-COST = {  # seconds a chapter takes on a cold build (2-core CPU), to start the longest first; positional_encoding
-    # before feed_forward_and_norm, so that best_practices has trained the sum model that both others need
-    "best_practices": 30,
+COST = {  # seconds a chapter takes on a cold build (2-core CPU), to start the longest first, so that the
+    # short ones fill the gaps at the end
+    "feed_forward_and_norm": 80,
+    "best_practices": 65,
     "positional_encoding": 26,
-    "feed_forward_and_norm": 25,
-    "troubleshooting": 8,
+    "troubleshooting": 20,
+    "language_model": 30,
+    "encoder_decoder": 10,
     "multi_head_attention": 8,
     "training": 8,
 }

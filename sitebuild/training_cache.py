@@ -1,12 +1,13 @@
 """Share trained models between the chapters of one build, applied from outside the code readers copy.
 
-Seven chapters train the same sum-task model. Each chapter runs once per build, in its own
-kernel, and [`install`][sitebuild.training_cache.install] (called by the build before a
-chapter's first cell) wraps `tutorial_code.digit_model.train_digit_model` so that a
-training already done by another chapter, with the same arguments and the same code, is
-loaded instead of repeated. The key holds the arguments, the source of every
-`tutorial_code` module the training depends on (followed through imports), the PyTorch
-version and the number of CPU threads. A reused result is exactly what training would
+Seven chapters train the same sum-task model; two train the reversal model, two the language
+model. Each chapter runs once per build, in its own process, and
+[`install`][sitebuild.training_cache.install] (called by the build before a chapter's first
+cell) wraps the training functions of `TRAININGS` so that a training already done by another
+chapter, with the same arguments and the same code, is loaded instead of repeated. The key
+holds the arguments, the source of every `tutorial_code` module the training depends on
+(followed through imports), the Python and PyTorch versions (the language model's text comes
+with Python) and the number of CPU threads. A reused result is exactly what training would
 have returned, wall-clock time aside: the model passed in gets the trained weights, and
 torch's global random state is left as training leaves it.
 
@@ -21,6 +22,7 @@ import hashlib
 import inspect
 import os
 import pickle
+import platform
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -200,18 +202,29 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
 
 def torch_build() -> str:
     """PyTorch's version and thread count: one and two threads add floats in different orders."""
-    return f"torch {torch.__version__} threads {torch.get_num_threads()}"
+    return f"python {platform.python_version()} torch {torch.__version__} threads {torch.get_num_threads()}"
+
+
+TRAININGS = (
+    ("tutorial_code.digit_model", "train_digit_model"),
+    ("tutorial_code.reverse_task", "train_reversal"),
+    ("tutorial_code.language_model", "train_language_model"),
+)
+"""Every training function of the tutorial whose results the chapters share."""
 
 
 def install() -> None:
-    """Make `tutorial_code.digit_model.train_digit_model` reuse saved trainings.
+    """Make every function of `TRAININGS` reuse saved trainings.
 
-    Call it before any chapter code imports the function: modules imported afterwards
-    (`sum_task`, `tasks`, the chapter itself) bind the wrapped function.
+    Call it before any chapter code imports the functions: modules imported afterwards
+    (`sum_task`, `tasks`, the chapter itself) bind the wrapped functions.
     """
-    import tutorial_code.digit_model as digit_model
+    import importlib
 
-    if not getattr(digit_model.train_digit_model, "reuses_trainings", False):
-        wrapped = cache_training(digit_model.train_digit_model)
-        wrapped.reuses_trainings = True
-        digit_model.train_digit_model = wrapped
+    for module_name, name in TRAININGS:
+        module = importlib.import_module(module_name)
+        train = getattr(module, name)
+        if not getattr(train, "reuses_trainings", False):
+            wrapped = cache_training(train)
+            wrapped.reuses_trainings = True
+            setattr(module, name, wrapped)

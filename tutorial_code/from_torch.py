@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from tutorial_code.decoder import DecoderLayer, Transformer
 from tutorial_code.encoder import EncoderLayer
 from tutorial_code.multi_head import MultiHeadAttention
 
@@ -121,3 +122,91 @@ def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> Encoder
 
 
 # --8<-- [end:encoder_layer_from_torch]
+
+
+# --8<-- [start:decoder_from_torch]
+def _check_torch_layer(torch_layer: nn.Module, attention: nn.MultiheadAttention) -> None:
+    if not attention.batch_first:
+        raise ValueError("build the PyTorch layer with batch_first=True; this tutorial's tensors are (B, T, d_model)")
+    if not (torch_layer.activation is F.relu or isinstance(torch_layer.activation, nn.ReLU)):
+        raise ValueError("only activation='relu' is supported, as in the paper")
+
+
+def _copy_feed_forward_and_norms(torch_layer: nn.Module, ours: nn.Module, norms: tuple[str, ...]) -> None:
+    ours.feed_forward.load_state_dict(
+        {"linear1." + k: v for k, v in torch_layer.linear1.state_dict().items()}
+        | {"linear2." + k: v for k, v in torch_layer.linear2.state_dict().items()}
+    )
+    for name in norms:
+        getattr(ours, name).load_state_dict(getattr(torch_layer, name).state_dict())
+        getattr(ours, name).eps = getattr(torch_layer, name).eps
+
+
+def decoder_layer_from_torch(torch_layer: nn.TransformerDecoderLayer) -> DecoderLayer:
+    """Build a [`DecoderLayer`][tutorial_code.decoder.DecoderLayer] with the weights of `torch_layer`.
+
+    Args:
+        torch_layer: A PyTorch decoder layer with `batch_first=True` and ReLU activation.
+
+    Returns:
+        A new layer in the same training mode whose forward gives the same output.
+
+    Raises:
+        ValueError: If `torch_layer` is not batch-first or does not use ReLU.
+
+    Examples:
+        >>> theirs = nn.TransformerDecoderLayer(16, 4, dim_feedforward=32, dropout=0.0, batch_first=True)
+        >>> ours = decoder_layer_from_torch(theirs)
+        >>> x, memory = torch.randn(2, 3, 16), torch.randn(2, 5, 16)
+        >>> torch.allclose(ours(x, memory)[0], theirs(x, memory), atol=1e-5)
+        True
+    """
+    _check_torch_layer(torch_layer, torch_layer.self_attn)
+    attention = torch_layer.self_attn
+    ours = DecoderLayer(
+        attention.embed_dim,
+        attention.num_heads,
+        torch_layer.linear1.out_features,
+        dropout=torch_layer.dropout.p,
+        norm_first=torch_layer.norm_first,
+    )
+    copy_multi_head_attention_weights(torch_layer.self_attn, ours.self_attention)
+    copy_multi_head_attention_weights(torch_layer.multihead_attn, ours.cross_attention)
+    _copy_feed_forward_and_norms(torch_layer, ours, ("norm1", "norm2", "norm3"))
+    return ours.train(torch_layer.training)
+
+
+def transformer_from_torch(torch_model: nn.Transformer) -> Transformer:
+    """Build a [`Transformer`][tutorial_code.decoder.Transformer] with the weights of `torch_model`.
+
+    Args:
+        torch_model: A PyTorch `nn.Transformer` with `batch_first=True` and ReLU activation.
+
+    Returns:
+        A new model in the same training mode whose forward gives the same output.
+
+    Raises:
+        ValueError: If `torch_model` is not batch-first or does not use ReLU.
+    """
+    encoder_layers, decoder_layers = torch_model.encoder.layers, torch_model.decoder.layers
+    first = encoder_layers[0]
+    _check_torch_layer(first, first.self_attn)
+    ours = Transformer(
+        first.self_attn.embed_dim,
+        first.self_attn.num_heads,
+        len(encoder_layers),
+        len(decoder_layers),
+        first.linear1.out_features,
+        dropout=first.dropout.p,
+        norm_first=first.norm_first,
+    )
+    ours.encoder_layers = nn.ModuleList(encoder_layer_from_torch(layer) for layer in encoder_layers)
+    ours.decoder_layers = nn.ModuleList(decoder_layer_from_torch(layer) for layer in decoder_layers)
+    for name in ("encoder", "decoder"):
+        torch_norm, our_norm = getattr(torch_model, name).norm, getattr(ours, f"{name}_norm")
+        our_norm.load_state_dict(torch_norm.state_dict())
+        our_norm.eps = torch_norm.eps
+    return ours.train(torch_model.training)
+
+
+# --8<-- [end:decoder_from_torch]

@@ -36,8 +36,18 @@ def bars(panels: list[tuple[str, torch.Tensor]], xlabel: str, ylabel: str, refer
     return fig
 
 
-def heatmaps(matrices: list[torch.Tensor], titles: list[str], labels: list[str], xlabel: str, ylabel: str) -> Figure:
-    """One heatmap per matrix, side by side, sharing one colour scale from 0 to the largest weight."""
+def heatmaps(
+    matrices: list[torch.Tensor],
+    titles: list[str],
+    labels: list[str],
+    xlabel: str,
+    ylabel: str,
+    row_labels: list[str] | None = None,
+) -> Figure:
+    """One heatmap per matrix, side by side, sharing one colour scale from 0 to the largest weight.
+
+    `labels` name the columns, and the rows too unless `row_labels` is given (queries and keys differ).
+    """
     fig, axes = plt.subplots(
         1, len(matrices), figsize=(2.4 * len(matrices) + 1.2, 2.9), layout="constrained", squeeze=False
     )
@@ -46,7 +56,8 @@ def heatmaps(matrices: list[torch.Tensor], titles: list[str], labels: list[str],
         image = ax.imshow(matrix.numpy(), cmap="viridis", vmin=0, vmax=top)
         ax.set_title(title, fontsize=10)
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
-        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        rows = labels if row_labels is None else row_labels
+        ax.set_yticks(range(len(rows)), rows, fontsize=8)
         ax.set_xlabel(xlabel, fontsize=8)
     axes[0][0].set_ylabel(ylabel, fontsize=8)
     fig.colorbar(image, ax=list(axes[0]), shrink=0.8, label="weight")

@@ -18,10 +18,13 @@ import torch
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.decoder import Transformer
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.from_torch import multi_head_attention_from_torch
+from tutorial_code.language_model import CharTransformer, KVCache, forward_with_cache
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_code.multi_head import combine_heads, split_heads
+from tutorial_code.reverse_task import Seq2SeqResult, trained_reversal
 from tutorial_code.sum_task import train_sum_model
 
 # --8<-- [end:imports]
@@ -293,6 +296,61 @@ def padding_left_unmasked(fixed: bool) -> Outcome:
 # --8<-- [end:mask_bugs]
 
 
+# --8<-- [start:decoder_bugs]
+def _reversal_outcome(result: Seq2SeqResult) -> Outcome:
+    final_loss = sum(result.losses[-20:]) / 20
+    return Outcome(
+        f"training loss {final_loss:.3f}; greedy decoding reverses {result.accuracy:.0%} of held-out sequences",
+        bad=result.accuracy < 0.5,
+    )
+
+
+def target_not_shifted(fixed: bool) -> Outcome:
+    """Teacher forcing with the target itself as the decoder's input, not the target shifted right."""
+    return _reversal_outcome(trained_reversal() if fixed else trained_reversal(shift=False))
+
+
+def decoder_without_causal_mask(fixed: bool) -> Outcome:
+    """The decoder's self-attention without its causal mask."""
+    return _reversal_outcome(trained_reversal() if fixed else trained_reversal(causal=False))
+
+
+def cross_attention_without_padding_mask(fixed: bool) -> Outcome:
+    """The source padding mask given to the encoder but not to cross-attention."""
+    torch.manual_seed(0)
+    model = Transformer(16, 4, 1, 1, 32, dropout=0.0).eval()
+    source, target = torch.randn(1, 6, 16), torch.randn(1, 3, 16)
+    other = source.clone()
+    other[0, 4:] = torch.randn(2, 16)  # 4 real tokens; different padding content
+    keys = padding_mask(torch.tensor([4]), max_len=6)
+    outputs = []
+    for src in (source, other):
+        memory = model.encode(src, source_mask=keys)
+        outputs.append(model.decode(target, memory, memory_mask=keys if fixed else None)[0])
+    change = (outputs[0] - outputs[1]).abs().max().item()
+    return Outcome(f"the decoder's output moves by {change:.3f} with the source padding", bad=change > 1e-6)
+
+
+def cache_with_wrong_offset(fixed: bool) -> Outcome:
+    """A KV cache that gives every new token position 0 instead of its real position."""
+    torch.manual_seed(0)
+    model = CharTransformer(vocab_size=20, d_model=32, num_layers=2, context=16).eval()
+    tokens = torch.randint(0, 20, (1, 10))
+    cache = KVCache()
+    forward_with_cache(model, tokens[:, :6], cache)  # the prompt, at positions 0-5
+    steps = [
+        forward_with_cache(model, tokens[:, t : t + 1], cache, position_offset=None if fixed else 0)
+        for t in range(6, 10)
+    ]
+    with torch.no_grad():
+        full = model(tokens)[0][:, 6:]  # what the model computes for positions 6-9 without a cache
+    difference = (torch.cat(steps, dim=1) - full).abs().max().item()
+    return Outcome(f"cached logits differ from a full forward by up to {difference:.3f}", bad=difference > 1e-4)
+
+
+# --8<-- [end:decoder_bugs]
+
+
 def _pair(function: Callable[[bool], Outcome]) -> dict[str, Callable[[], Outcome]]:
     return {"broken": lambda: function(False), "fixed": lambda: function(True)}
 
@@ -422,6 +480,38 @@ PROBLEMS: list[Problem] = [
         "Without a padding mask the real tokens attend to the padding.",
         "Pass a padding mask (B, 1, 1, T) to every attention layer.",
         **_pair(padding_left_unmasked),
+    ),
+    Problem(
+        "target_not_shifted",
+        "Perfect training loss, useless generation (target not shifted)",
+        "The decoder reads the target itself, so position t sees the token it must predict and learns to copy it. "
+        "At generation time there is nothing to copy.",
+        "Feed the start token plus the target without its last token: `shift_right(target)`.",
+        **_pair(target_not_shifted),
+    ),
+    Problem(
+        "decoder_not_causal",
+        "Perfect training loss, useless generation (no causal mask)",
+        "Without the causal mask, position t attends to position t + 1 of the shifted target, which is the answer: "
+        "the future leaks in training and is missing in generation.",
+        "Pass `causal_mask(T)` to the decoder's self-attention.",
+        **_pair(decoder_without_causal_mask),
+    ),
+    Problem(
+        "memory_padding_unmasked",
+        "The decoder reads the source padding",
+        "The source padding mask reached the encoder but not cross-attention, whose keys are the encoder's "
+        "outputs at every source position, padding included.",
+        "Pass the source padding mask (B, 1, 1, S) to cross-attention as well (`memory_mask`).",
+        **_pair(cross_attention_without_padding_mask),
+    ),
+    Problem(
+        "cache_offset",
+        "Generation with a KV cache drifts from generation without one",
+        "Each new token was given position 0 (or any position but its own): its position vector is wrong, "
+        "while the cached keys keep theirs.",
+        "Add the position vector of `cache.length`, the number of positions already cached.",
+        **_pair(cache_with_wrong_offset),
     ),
 ]
 """Every reproduced problem, in the order of the page's table."""

@@ -50,19 +50,21 @@ def article_text(site_dir) -> dict[str, str]:
         html = page.read_text(encoding="utf-8")
         article = html[html.find("<article") : html.find("</article>")]
         text = re.sub(r"<[^>]+>", "", article)
-        text = re.sub(r"\d+\.\d+ (s|ms)\b", "<time>", text)
+        text = re.sub(r"\d+\.\d+ (s|ms|times)\b", "<time>", text)
         texts[page.parent.name] = re.sub(r"(?m)^ *\d+ +\d+\.\d +\d+\.\d +\d+\.\d$", "<timing row>", text)
     return texts
 
 
-LEFT_OUT = ["best_practices", "feed_forward_and_norm"]  # the two longest chapters: not needed to show staleness
+# the longest chapters, not needed to show staleness (kv_cache reuses language_model's model)
+LEFT_OUT = ["best_practices", "feed_forward_and_norm", "language_model", "kv_cache", "encoder_decoder"]
 
 
 def copy_of_the_checkout(target):
     """The checkout without the chapters in LEFT_OUT (their pages, scripts and nav entries), to build it twice."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True)
     for name in files.stdout.splitlines():
-        if (ROOT / name).is_file() and not any(f"/{chapter}." in f"/{name}" for chapter in LEFT_OUT):
+        left_out = {f"tutorial_code/chapters/{chapter}.py" for chapter in LEFT_OUT} | {f"docs/{c}.md" for c in LEFT_OUT}
+        if (ROOT / name).is_file() and name not in left_out:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target / name)
     config = target / "mkdocs.yml"

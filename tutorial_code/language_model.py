@@ -1,0 +1,430 @@
+"""A small causal language model, GPT-style, that learns to write English from the Python reference.
+
+The text is the Python language reference that every Python installation ships as
+`pydoc_data.topics`: real English, no download. Its running prose is kept, its code examples,
+grammar rules and tables dropped.
+The model reads characters. A character vocabulary has about a hundred entries, needs no
+tokenizer training and makes the loss easy to read: bits per character (bpc), the number of
+bits the model needs on average to encode the next character.
+
+The model is a decoder-only Transformer built from this site's own pieces: an embedding table,
+learned positions, pre-norm [`EncoderLayer`][tutorial_code.encoder.EncoderLayer]s with a causal
+mask (a "decoder" with no cross-attention), a final LayerNorm and an output layer.
+
+Shape letters: B = batch size, T = sequence length (the context), V = vocabulary size.
+"""
+
+# --8<-- [start:imports]
+import functools
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pydoc_data.topics import topics
+
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from tutorial_code.encoder import EncoderLayer
+from tutorial_code.masks import causal_mask
+from tutorial_code.multi_head import EfficientMultiHeadAttention, combine_heads, split_heads
+from tutorial_code.positional import LearnedPositionalEncoding
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:data]
+def python_reference_text() -> str:
+    """The prose of the Python language reference shipped with Python (`pydoc_data.topics`).
+
+    Topics in name order; only the lines of running text are kept: indented lines (code
+    examples and grammar rules), tables and heading underlines are dropped, which leaves
+    about half of the characters.
+    """
+    lines = "\n".join(topics[name] for name in sorted(topics)).split("\n")
+    prose = [
+        line
+        for line in lines
+        if line and not line[0].isspace() and "|" not in line and not re.fullmatch(r"[*=~^+-]+", line)
+    ]
+    return "\n".join(prose)
+
+
+@dataclass
+class CharVocabulary:
+    """Every character of a text, numbered: `encode` turns text into ids, `decode` turns ids back."""
+
+    chars: list[str]
+
+    @classmethod
+    def of(cls, text: str) -> "CharVocabulary":
+        return cls(sorted(set(text)))
+
+    def encode(self, text: str) -> torch.Tensor:
+        index = {char: i for i, char in enumerate(self.chars)}
+        unknown = sorted(set(text) - set(index))
+        if unknown:
+            raise ValueError(f"characters not in the vocabulary: {unknown[:10]}; build it from a text that has them")
+        return torch.tensor([index[char] for char in text], dtype=torch.long)
+
+    def decode(self, ids: torch.Tensor | list[int]) -> str:
+        return "".join(self.chars[i] for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
+
+
+def split(ids: torch.Tensor, held_out: float = 0.1) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first 90 % of the text for training, the last 10 % held out (a contiguous block, never seen)."""
+    cut = int(len(ids) * (1 - held_out))
+    return ids[:cut], ids[cut:]
+
+
+def random_windows(
+    ids: torch.Tensor, batch_size: int, context: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """`batch_size` random windows of `context` characters, and the same windows shifted by one (the targets)."""
+    starts = torch.randint(0, len(ids) - context - 1, (batch_size,), generator=generator)
+    windows = torch.stack([ids[s : s + context + 1] for s in starts.tolist()])  # (B, context + 1)
+    return windows[:, :-1], windows[:, 1:]
+
+
+# --8<-- [end:data]
+
+
+# --8<-- [start:model]
+class CharTransformer(nn.Module):
+    """A decoder-only Transformer over characters: each position predicts the next character.
+
+    Args:
+        vocab_size: Number of distinct characters V.
+        d_model: Width of the token vectors. Defaults to 64.
+        num_heads: Attention heads. Defaults to 4.
+        num_layers: Pre-norm layers, each with causal self-attention. Defaults to 2.
+        context: Longest sequence accepted, T. Defaults to 64.
+        dropout: Dropout probability. Defaults to 0.0.
+        fused_attention: Attend with PyTorch's fused kernel
+            ([`EfficientMultiHeadAttention`][tutorial_code.multi_head.EfficientMultiHeadAttention]): faster,
+            but the layers return no weights. The parameters are the same either way, so a trained model's
+            `state_dict` loads into the other kind. Defaults to True.
+
+    Shape:
+        - tokens: (B, T) character ids, T <= context
+        - output: logits (B, T, V), and each layer's attention weights (B, h, T, T)
+
+    Examples:
+        >>> model = CharTransformer(vocab_size=10, fused_attention=False)
+        >>> logits, weights = model(torch.zeros(2, 5, dtype=torch.long))
+        >>> logits.shape, weights[0].shape
+        (torch.Size([2, 5, 10]), torch.Size([2, 4, 5, 5]))
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int = 64,
+        num_heads: int = 4,
+        num_layers: int = 2,
+        context: int = 64,
+        dropout: float = 0.0,
+        fused_attention: bool = True,
+    ) -> None:
+        super().__init__()
+        self.context = context
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.positions = LearnedPositionalEncoding(d_model, context)
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, num_heads, 4 * d_model, dropout, norm_first=True) for _ in range(num_layers)
+        )
+        if fused_attention:
+            for layer in self.layers:
+                layer.attention = EfficientMultiHeadAttention(d_model, num_heads, dropout=dropout)
+        self.final_norm = nn.LayerNorm(d_model)
+        self.output = nn.Linear(d_model, vocab_size)
+
+    def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """Return `(logits, weights)`; position t sees positions 0..t only."""
+        if tokens.size(1) > self.context:
+            raise ValueError(f"at most {self.context} tokens fit the context, got {tokens.size(1)}; keep the last ones")
+        x = self.positions(self.embedding(tokens))  # (B, T, d_model)
+        mask = causal_mask(tokens.size(1), device=tokens.device)
+        all_weights = []
+        for layer in self.layers:
+            x, weights = layer(x, mask=mask)
+            all_weights.append(weights)
+        return self.output(self.final_norm(x)), all_weights
+
+
+# --8<-- [end:model]
+
+
+# --8<-- [start:train]
+@dataclass
+class LanguageModelResult:
+    """What [`train_language_model`][tutorial_code.language_model.train_language_model] returns.
+
+    Attributes:
+        model: The trained model, in eval mode.
+        vocabulary: The characters it reads and writes.
+        losses: Training cross-entropy (nats per character) at every step.
+        held_out_bpc: Bits per character on the held-out 10 % of the text.
+        seconds: Wall-clock training time.
+    """
+
+    model: CharTransformer
+    vocabulary: CharVocabulary
+    losses: list[float] = field(repr=False)
+    held_out_bpc: float
+    seconds: float
+
+
+def train_language_model(
+    steps: int = 350, seed: int = 0, batch_size: int = 32, lr: float = 1e-2, device: str = "cpu"
+) -> LanguageModelResult:
+    """Train a [`CharTransformer`][tutorial_code.language_model.CharTransformer] on the Python reference.
+
+    Args:
+        steps: Optimizer steps. Defaults to 350.
+        seed: Seeds the weights and the batches. Defaults to 0.
+        batch_size: Windows of 64 characters per step. Defaults to 32.
+        lr: Peak AdamW learning rate, after 50 warm-up steps; cosine decay to 0. Defaults to 1e-2.
+        device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
+
+    Returns:
+        A [`LanguageModelResult`][tutorial_code.language_model.LanguageModelResult].
+
+    Raises:
+        ValueError: If `steps` is not positive.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    text = python_reference_text()
+    vocabulary = CharVocabulary.of(text)
+    train_ids, held_out_ids = split(vocabulary.encode(text))
+    torch.manual_seed(seed)
+    data = torch.Generator().manual_seed(seed)
+    model = CharTransformer(len(vocabulary.chars)).to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warmup = min(50, steps)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer,
+        lambda s: (
+            (s + 1) / warmup if s < warmup else 0.5 * (1 + math.cos(math.pi * (s - warmup) / max(1, steps - warmup)))
+        ),
+    )
+    losses, start = [], time.perf_counter()
+    model.train()
+    for _ in tqdm(range(steps), desc="training", unit="step"):
+        inputs, targets = random_windows(train_ids, batch_size, model.context, data)
+        logits, _ = model(inputs.to(device))
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.to(device).flatten())
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        losses.append(loss.item())
+    seconds = time.perf_counter() - start
+    model.cpu().eval()
+    return LanguageModelResult(model, vocabulary, losses, bits_per_character(model, held_out_ids), seconds)
+
+
+@functools.cache
+def trained_language_model(
+    steps: int = 350, seed: int = 0, batch_size: int = 32, lr: float = 1e-2, device: str = "cpu"
+) -> LanguageModelResult:
+    """[`train_language_model`][tutorial_code.language_model.train_language_model], once per process and arguments."""
+    return train_language_model(steps, seed, batch_size, lr, device)
+
+
+@torch.no_grad()
+def bits_per_character(model: CharTransformer, ids: torch.Tensor) -> float:
+    """Mean bits the model spends per character of `ids`, over windows of its context (each window's
+    first character is predicted from less context than the others)."""
+    model.eval()
+    usable = (len(ids) - 1) // model.context * model.context
+    inputs = ids[:usable].view(-1, model.context)
+    targets = ids[1 : usable + 1].view(-1, model.context)
+    total = 0.0
+    for start in range(0, len(inputs), 256):
+        logits, _ = model(inputs[start : start + 256])
+        total += nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets[start : start + 256].flatten(), reduction="sum"
+        )
+    return total.item() / targets.numel() / math.log(2)
+
+
+# --8<-- [end:train]
+
+
+# --8<-- [start:baselines]
+def unigram_bpc(train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: int) -> float:
+    """Bits per character of a model that ignores context: each character's frequency in the training text.
+
+    Add-one smoothing gives characters never seen in training a small probability instead of zero.
+    """
+    counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1
+    log_p = torch.log2(counts / counts.sum())
+    return -log_p[held_out_ids].mean().item()
+
+
+def bigram_bpc(train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: int) -> float:
+    """Bits per character of a model that sees one character back: P(next | previous), add-one smoothed."""
+    pairs = train_ids[:-1] * vocab_size + train_ids[1:]
+    counts = torch.bincount(pairs, minlength=vocab_size * vocab_size).double().view(vocab_size, vocab_size) + 1
+    log_p = torch.log2(counts / counts.sum(dim=1, keepdim=True))
+    return -log_p[held_out_ids[:-1], held_out_ids[1:]].mean().item()
+
+
+# --8<-- [end:baselines]
+
+
+# --8<-- [start:kv_cache]
+@dataclass
+class KVCache:
+    """The keys and values of every position processed so far, one pair of tensors per layer.
+
+    Attributes:
+        keys: One tensor (B, h, t, d_k) per layer, or an empty list before the first call.
+        values: The same for the values.
+    """
+
+    keys: list[torch.Tensor] = field(default_factory=list)
+    values: list[torch.Tensor] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        """How many positions the cache holds: the position of the next token."""
+        return self.keys[0].size(2) if self.keys else 0
+
+
+@torch.no_grad()
+def forward_with_cache(
+    model: CharTransformer, tokens: torch.Tensor, cache: KVCache, position_offset: int | None = None
+) -> torch.Tensor:
+    """Logits for `tokens` (B, n), the positions right after those in `cache`; adds their keys and values to it.
+
+    Each layer computes queries, keys and values for the new tokens only. The new keys and
+    values join the cached ones, and the new queries attend over all of them, so the past is
+    never recomputed. The result equals the last n positions of `model(all tokens)`.
+
+    Args:
+        model: A pre-norm [`CharTransformer`][tutorial_code.language_model.CharTransformer], in eval mode.
+        tokens: The new token ids, (B, n).
+        cache: The keys and values of the earlier positions; updated in place.
+        position_offset: The position of the first new token. Defaults to `cache.length`, the only
+            right value; anything else shifts the position vectors (a bug, shown on the troubleshooting page).
+
+    Returns:
+        Logits, (B, n, V).
+
+    Raises:
+        ValueError: If the tokens would go past the model's context.
+    """
+    offset = cache.length if position_offset is None else position_offset
+    n = tokens.size(1)
+    if cache.length + n > model.context:
+        raise ValueError(
+            f"the cache holds {cache.length} positions and {n} more do not fit the context of {model.context}; "
+            "start a new cache from the last tokens"
+        )
+    x = model.embedding(tokens) + model.positions.table[offset : offset + n]  # (B, n, d_model)
+    # New queries see every cached key and the new keys up to their own: rows t..t+n-1 of a causal mask.
+    # A single new token sees everything, so it needs no mask at all.
+    allowed = None if n == 1 else causal_mask(cache.length + n, device=tokens.device)[cache.length :]
+    for index, layer in enumerate(model.layers):  # pre-norm layers: x + attention(norm1(x)), then the FFN
+        attention, h = layer.attention, layer.norm1(x)
+        Q = split_heads(attention.W_Q(h), attention.num_heads)  # (B, h, n, d_k)
+        K = split_heads(attention.W_K(h), attention.num_heads)
+        V = split_heads(attention.W_V(h), attention.num_heads)
+        if index < len(cache.keys):  # keys and values of the earlier positions, computed once
+            K = torch.cat([cache.keys[index], K], dim=2)  # (B, h, t + n, d_k)
+            V = torch.cat([cache.values[index], V], dim=2)
+            cache.keys[index], cache.values[index] = K, V
+        else:
+            cache.keys.append(K)
+            cache.values.append(V)
+        heads, _ = attention.attend(Q, K, V, allowed)  # (B, h, n, d_k)
+        x = x + layer.dropout1(attention.W_O(combine_heads(heads)))
+        x = x + layer.dropout2(layer.feed_forward(layer.norm2(x)))
+    return model.output(model.final_norm(x))
+
+
+# --8<-- [end:kv_cache]
+
+
+# --8<-- [start:generate]
+@torch.no_grad()
+def generate(
+    model: CharTransformer,
+    prompt: torch.Tensor,
+    new_tokens: int,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    generator: torch.Generator | None = None,
+    use_cache: bool = False,
+) -> torch.Tensor:
+    """Extend `prompt` (1-D ids) by `new_tokens` sampled ids, one at a time; returns prompt + new ids.
+
+    Each step takes the logits of the newest position, divides them by `temperature` (below 1:
+    safer choices; above 1: more varied), keeps the `top_k` most likely characters, and samples
+    from the softmax. Without a cache, each step runs the model on the last `context` ids. With
+    `use_cache=True`, only the newest id goes through the model, against the cached keys and
+    values of the others ([`forward_with_cache`][tutorial_code.language_model.forward_with_cache]).
+    Once the ids outgrow the context, the window slides and every position moves: the cache
+    starts again from the last `context` ids at each step (learned absolute positions allow
+    nothing better).
+
+    Raises:
+        ValueError: If `temperature` is not positive or the prompt is empty.
+    """
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}; for the single most likely token use top_k=1")
+    if len(prompt) == 0:
+        raise ValueError("the prompt needs at least one token")
+    model.eval()
+    ids, cache = prompt.clone(), None
+    for _ in range(new_tokens):
+        window = ids[-model.context :].unsqueeze(0)  # (1, t)
+        if not use_cache:
+            logits = model(window)[0][0, -1]
+        elif cache is None or len(ids) > model.context:  # first step, or the window slid: fill a new cache
+            cache = KVCache()
+            logits = forward_with_cache(model, window, cache)[0, -1]
+        else:  # only the newest id is new
+            logits = forward_with_cache(model, window[:, -1:], cache)[0, -1]
+        logits = logits / temperature  # (V,): the next character
+        if top_k is not None:
+            kth_largest = logits.topk(top_k).values[-1]
+            logits = logits.masked_fill(logits < kth_largest, float("-inf"))
+        next_id = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator)
+        ids = torch.cat([ids, next_id])
+    return ids
+
+
+def known_word_share(sample: str, reference: str) -> float:
+    """Share of the words (runs of letters) in `sample` that also occur as words in `reference`.
+
+    Examples:
+        >>> known_word_share("the cat sat on the mta", "the cat sat on a mat")
+        0.8333333333333334
+    """
+    known = set(re.findall(r"[A-Za-z]+", reference))
+    words = re.findall(r"[A-Za-z]+", sample)
+    return sum(word in known for word in words) / max(1, len(words))
+
+
+# --8<-- [end:generate]
+
+
+def with_attention_weights(model: CharTransformer) -> CharTransformer:
+    """A copy of `model` on the hand-written attention, which returns its weights (same parameters)."""
+    first = model.layers[0].attention
+    twin = CharTransformer(
+        model.output.out_features,
+        d_model=model.output.in_features,
+        num_heads=first.num_heads,
+        num_layers=len(model.layers),
+        context=model.context,
+        fused_attention=False,
+    )
+    twin.load_state_dict(model.state_dict())
+    return twin.eval()

@@ -1,0 +1,209 @@
+"""The reversal task: an encoder-decoder learns to write a digit sequence backwards.
+
+The source is 8 digits; the target is the same digits in reverse order. The decoder writes the
+target one token at a time. In training it reads the true target shifted right by one, behind a
+start token (*teacher forcing*); to generate, it reads back its own earlier outputs (*greedy
+decoding*). Reversal needs cross-attention: output position t must find source position 7 - t,
+so its cross-attention weights form an anti-diagonal.
+
+Shape letters: B = batch size, S = source length, T = target length, V = vocabulary size.
+"""
+
+# --8<-- [start:imports]
+import functools
+import time
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from tutorial_code.decoder import Transformer
+from tutorial_code.masks import causal_mask
+from tutorial_code.positional import SinusoidalPositionalEncoding
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:data]
+BOS = 10  # the start token; digits are the tokens 0-9
+VOCAB_SIZE = 11
+
+
+def reversal_batch(
+    batch_size: int = 64, seq_len: int = 8, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random digit sequences and their reversals, both (B, seq_len) token ids."""
+    source = torch.randint(0, 10, (batch_size, seq_len), generator=generator)
+    return source, source.flip(-1)
+
+
+def shift_right(target: torch.Tensor) -> torch.Tensor:
+    """The decoder's input under teacher forcing: the start token, then the target without its last token.
+
+    Examples:
+        >>> shift_right(torch.tensor([[7, 8, 9]]))
+        tensor([[10,  7,  8]])
+    """
+    start = torch.full_like(target[:, :1], BOS)
+    return torch.cat([start, target[:, :-1]], dim=1)
+
+
+# --8<-- [end:data]
+
+
+# --8<-- [start:model]
+class Seq2SeqModel(nn.Module):
+    """Token ids in, next-token logits out: embeddings, sinusoidal positions, a Transformer, an output layer.
+
+    Args:
+        vocab_size: Number of token ids. Defaults to 11 (ten digits and the start token).
+        d_model: Width of the token vectors. Defaults to 32.
+        num_heads: Attention heads. Defaults to 4.
+        num_layers: Encoder layers, and as many decoder layers. Defaults to 1.
+        d_ff: Hidden width of the feed-forward networks. Defaults to 64.
+        dropout: Dropout probability. Defaults to 0.0.
+        max_len: Longest sequence accepted. Defaults to 32.
+
+    Shape:
+        - source: (B, S) token ids; target_input: (B, T) token ids
+        - output: logits (B, T, vocab_size), and each decoder layer's cross-attention weights (B, h, T, S)
+
+    Examples:
+        >>> logits, cross = Seq2SeqModel()(torch.zeros(2, 8, dtype=torch.long), torch.zeros(2, 3, dtype=torch.long))
+        >>> logits.shape, cross[0].shape
+        (torch.Size([2, 3, 11]), torch.Size([2, 4, 3, 8]))
+    """
+
+    def __init__(
+        self,
+        vocab_size: int = VOCAB_SIZE,
+        d_model: int = 32,
+        num_heads: int = 4,
+        num_layers: int = 1,
+        d_ff: int = 64,
+        dropout: float = 0.0,
+        max_len: int = 32,
+    ) -> None:
+        super().__init__()
+        # One embedding table for source and target. Its entries start with variance 1, as large as
+        # the position vectors; scaling them by sqrt(d_model), as the paper does for its smaller
+        # initial embeddings, would drown the positions that reversal depends on.
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.positions = SinusoidalPositionalEncoding(d_model, max_len)
+        self.transformer = Transformer(d_model, num_heads, num_layers, num_layers, d_ff, dropout)
+        self.output = nn.Linear(d_model, vocab_size)
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.positions(self.embedding(tokens))
+
+    def forward(
+        self, source: torch.Tensor, target_input: torch.Tensor, causal: bool = True
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """Return `(logits, cross_weights)`; `causal=False` drops the target's causal mask (a bug, for the demo)."""
+        memory = self.transformer.encode(self.embed(source))
+        target_mask = causal_mask(target_input.size(1), device=target_input.device) if causal else None
+        decoded, cross_weights = self.transformer.decode(self.embed(target_input), memory, target_mask=target_mask)
+        return self.output(decoded), cross_weights
+
+
+# --8<-- [end:model]
+
+
+# --8<-- [start:greedy]
+@torch.no_grad()
+def greedy_decode(model: Seq2SeqModel, source: torch.Tensor, length: int) -> torch.Tensor:
+    """Write `length` tokens for each source, each time taking the most likely next token. Returns (B, length)."""
+    model.eval()
+    written = torch.full((source.size(0), 1), BOS, dtype=torch.long)  # (B, 1): the start token
+    for _ in range(length):
+        logits, _ = model(source, written)  # (B, t, V): one prediction per position so far
+        next_token = logits[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1): the newest position's best guess
+        written = torch.cat([written, next_token], dim=1)
+    return written[:, 1:]  # without the start token
+
+
+def sequence_accuracy(model: Seq2SeqModel, sequences: int = 512) -> float:
+    """Share of held-out sources (seed 1234) whose reversal greedy decoding writes exactly."""
+    source, target = reversal_batch(sequences, 8, torch.Generator().manual_seed(1234))
+    written = greedy_decode(model, source, target.size(1))
+    return (written == target).all(dim=1).float().mean().item()
+
+
+# --8<-- [end:greedy]
+
+
+# --8<-- [start:train]
+@dataclass
+class Seq2SeqResult:
+    """What [`train_reversal`][tutorial_code.reverse_task.train_reversal] returns.
+
+    Attributes:
+        model: The trained model, in eval mode.
+        losses: Training cross-entropy at every step.
+        accuracy: Share of held-out sequences that greedy decoding reverses exactly.
+        seconds: Wall-clock training time.
+    """
+
+    model: Seq2SeqModel
+    losses: list[float] = field(repr=False)
+    accuracy: float
+    seconds: float
+
+
+def train_reversal(
+    steps: int = 300,
+    seed: int = 0,
+    lr: float = 3e-3,
+    shift: bool = True,
+    causal: bool = True,
+    device: str = "cpu",
+) -> Seq2SeqResult:
+    """Train a [`Seq2SeqModel`][tutorial_code.reverse_task.Seq2SeqModel] to reverse 8 digits, with teacher forcing.
+
+    Args:
+        steps: Optimizer steps, one fresh batch of 64 each. Defaults to 300.
+        seed: Seeds the weights and the data. Defaults to 0.
+        lr: Adam learning rate. Defaults to 3e-3.
+        shift: Feed the target shifted right (correct). False feeds the target itself: a bug. Defaults to True.
+        causal: Mask the future in the decoder (correct). False is a bug. Defaults to True.
+        device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
+
+    Returns:
+        A [`Seq2SeqResult`][tutorial_code.reverse_task.Seq2SeqResult].
+
+    Raises:
+        ValueError: If `steps` is not positive.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    torch.manual_seed(seed)
+    data = torch.Generator().manual_seed(seed)
+    model = Seq2SeqModel().to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    losses, start = [], time.perf_counter()
+    model.train()
+    for _ in tqdm(range(steps), desc="training", unit="step"):
+        source, target = reversal_batch(64, 8, data)
+        source, target = source.to(device), target.to(device)
+        target_input = shift_right(target) if shift else target
+        logits, _ = model(source, target_input, causal=causal)  # (B, T, V)
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    seconds = time.perf_counter() - start
+    model.cpu().eval()
+    return Seq2SeqResult(model, losses, sequence_accuracy(model), seconds)
+
+
+@functools.cache
+def trained_reversal(
+    steps: int = 300, seed: int = 0, lr: float = 3e-3, shift: bool = True, causal: bool = True, device: str = "cpu"
+) -> Seq2SeqResult:
+    """[`train_reversal`][tutorial_code.reverse_task.train_reversal], once per process and arguments."""
+    return train_reversal(steps, seed, lr, shift, causal, device)
+
+
+# --8<-- [end:train]
