@@ -220,7 +220,7 @@ def train_digit_model(
     data = torch.Generator().manual_seed(seed)  # training batches
     model = DigitModel(max_len=max(16, seq_len), norm_first=norm_first) if model is None else model
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)  # one update for all tensors: faster
     # Warm-up: small steps while Adam's statistics are still noisy; then the schedule.
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: learning_rate_factor(step, steps, warmup_steps, schedule)

@@ -202,7 +202,7 @@ def train_language_model(
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
     model = CharTransformer(len(vocabulary.chars)).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, foreach=True)
     warmup = min(50, steps)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer,

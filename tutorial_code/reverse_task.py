@@ -180,7 +180,7 @@ def train_reversal(
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
     model = Seq2SeqModel().to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)  # one update for all tensors: faster
     losses, start = [], time.perf_counter()
     model.train()
     for _ in tqdm(range(steps), desc="training", unit="step"):
