@@ -78,6 +78,25 @@ def copy_multi_head_attention_weights(source: nn.MultiheadAttention, target: Mul
 
 
 # --8<-- [start:encoder_layer_from_torch]
+def _check_torch_layer(torch_layer: nn.Module, attention: nn.MultiheadAttention) -> None:
+    """Refuse a PyTorch layer this tutorial's layers cannot equal: sequence-first, or not ReLU."""
+    if not attention.batch_first:
+        raise ValueError("build the PyTorch layer with batch_first=True; this tutorial's tensors are (B, T, d_model)")
+    if not (torch_layer.activation is F.relu or isinstance(torch_layer.activation, nn.ReLU)):
+        raise ValueError("only activation='relu' is supported, as in the paper")
+
+
+def _copy_feed_forward_and_norms(torch_layer: nn.Module, ours: nn.Module, norms: tuple[str, ...]) -> None:
+    """Copy PyTorch's linear1/linear2 into `ours.feed_forward`, and each named LayerNorm with its eps."""
+    ours.feed_forward.load_state_dict(
+        {"linear1." + k: v for k, v in torch_layer.linear1.state_dict().items()}
+        | {"linear2." + k: v for k, v in torch_layer.linear2.state_dict().items()}
+    )
+    for name in norms:
+        getattr(ours, name).load_state_dict(getattr(torch_layer, name).state_dict())
+        getattr(ours, name).eps = getattr(torch_layer, name).eps
+
+
 def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
     """Build an [`EncoderLayer`][tutorial_code.encoder.EncoderLayer] with the weights of `torch_layer`.
 
@@ -98,10 +117,7 @@ def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> Encoder
         >>> torch.allclose(ours(x)[0], theirs(x), atol=1e-5)
         True
     """
-    if not torch_layer.self_attn.batch_first:
-        raise ValueError("build the PyTorch layer with batch_first=True; this tutorial's tensors are (B, T, d_model)")
-    if not (torch_layer.activation is F.relu or isinstance(torch_layer.activation, nn.ReLU)):
-        raise ValueError("only activation='relu' is supported, as in the paper")
+    _check_torch_layer(torch_layer, torch_layer.self_attn)
     attention = torch_layer.self_attn
     ours = EncoderLayer(
         attention.embed_dim,
@@ -111,13 +127,7 @@ def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> Encoder
         norm_first=torch_layer.norm_first,
     )
     copy_multi_head_attention_weights(attention, ours.attention)
-    ours.feed_forward.load_state_dict(
-        {"linear1." + k: v for k, v in torch_layer.linear1.state_dict().items()}
-        | {"linear2." + k: v for k, v in torch_layer.linear2.state_dict().items()}
-    )
-    for ours_norm, torch_norm in ((ours.norm1, torch_layer.norm1), (ours.norm2, torch_layer.norm2)):
-        ours_norm.load_state_dict(torch_norm.state_dict())
-        ours_norm.eps = torch_norm.eps
+    _copy_feed_forward_and_norms(torch_layer, ours, ("norm1", "norm2"))
     return ours.train(torch_layer.training)
 
 
@@ -125,23 +135,6 @@ def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> Encoder
 
 
 # --8<-- [start:decoder_from_torch]
-def _check_torch_layer(torch_layer: nn.Module, attention: nn.MultiheadAttention) -> None:
-    if not attention.batch_first:
-        raise ValueError("build the PyTorch layer with batch_first=True; this tutorial's tensors are (B, T, d_model)")
-    if not (torch_layer.activation is F.relu or isinstance(torch_layer.activation, nn.ReLU)):
-        raise ValueError("only activation='relu' is supported, as in the paper")
-
-
-def _copy_feed_forward_and_norms(torch_layer: nn.Module, ours: nn.Module, norms: tuple[str, ...]) -> None:
-    ours.feed_forward.load_state_dict(
-        {"linear1." + k: v for k, v in torch_layer.linear1.state_dict().items()}
-        | {"linear2." + k: v for k, v in torch_layer.linear2.state_dict().items()}
-    )
-    for name in norms:
-        getattr(ours, name).load_state_dict(getattr(torch_layer, name).state_dict())
-        getattr(ours, name).eps = getattr(torch_layer, name).eps
-
-
 def decoder_layer_from_torch(torch_layer: nn.TransformerDecoderLayer) -> DecoderLayer:
     """Build a [`DecoderLayer`][tutorial_code.decoder.DecoderLayer] with the weights of `torch_layer`.
 
