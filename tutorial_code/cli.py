@@ -3,6 +3,8 @@
     transformer-tutorial --help                  the chapters
     transformer-tutorial training                run chapter 8, print what its page shows
     transformer-tutorial training --seed 1 --steps 200 --device cuda
+    transformer-tutorial exercise --list         the graded exercises
+    transformer-tutorial exercise causal-mask    write a starter file; then: transformer-tutorial check causal-mask
 
 `python -m tutorial_code ...` does the same. A chapter is its script in
 `tutorial_code/chapters/`; the options replace the values of the script's parameters
@@ -110,7 +112,8 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="transformer-tutorial",
         description="Run a chapter of 'Attention, by hand' and print what its page shows.",
-        epilog="Options of one chapter: transformer-tutorial CHAPTER --help",
+        epilog="Options of one chapter: transformer-tutorial CHAPTER --help. Exercises: transformer-tutorial "
+        "exercise --list, transformer-tutorial exercise NAME, transformer-tutorial check NAME",
     )
     commands = parser.add_subparsers(dest="chapter", metavar="CHAPTER", required=True)
     for command, chapter in found.items():
@@ -141,9 +144,13 @@ def chapter_code(chapter: Chapter, overrides: dict[str, object]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `transformer-tutorial` and `python -m tutorial_code`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("exercise", "check"):
+        from tutorial_code.exercises import commands
+
+        return (commands.exercise_main if argv[0] == "exercise" else commands.check_main)(argv[1:])
     found = chapters()
     parser = build_parser(found)
-    argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].replace("_", "-")  # the module name works too: feed_forward_and_norm
         if argv[0] not in found:

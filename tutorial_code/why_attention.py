@@ -112,3 +112,43 @@ def gradient_reach(seq_len: int = 64, d_model: int = 32, seed: int = 0) -> tuple
 
 
 # --8<-- [end:gradient_reach]
+
+
+# --8<-- [start:recurrent_by_hand]
+def recurrent_by_hand(rnn: nn.RNN, x: torch.Tensor) -> torch.Tensor:
+    """Run a one-layer `nn.RNN` step by step, the way its equation reads.
+
+    `h_t = tanh(x_t W_ih^T + b_ih + h_(t-1) W_hh^T + b_hh)`, starting from `h = 0`. Each step needs
+    the state the step before it left: T steps one after the other, however many cores there are.
+
+    Args:
+        rnn: A one-layer, one-direction `nn.RNN` with `batch_first=True`, tanh and biases (its defaults,
+            apart from `batch_first`).
+        x: Inputs, shape (B, T, d_in).
+
+    Returns:
+        Every hidden state, shape (B, T, d_hidden): the same as `rnn(x)[0]`.
+
+    Raises:
+        ValueError: If `rnn` is not such a layer.
+
+    Examples:
+        >>> rnn = nn.RNN(3, 5, batch_first=True)
+        >>> x = torch.randn(2, 4, 3)
+        >>> torch.allclose(recurrent_by_hand(rnn, x), rnn(x)[0], atol=1e-6)
+        True
+    """
+    if rnn.num_layers != 1 or rnn.bidirectional or not rnn.batch_first or rnn.nonlinearity != "tanh" or not rnn.bias:
+        raise ValueError(
+            "recurrent_by_hand follows a one-layer, one-direction tanh nn.RNN with biases and batch_first=True, "
+            f"got {rnn}"
+        )
+    h = x.new_zeros(x.size(0), rnn.hidden_size)  # (B, d_hidden)
+    states = []
+    for t in range(x.size(1)):  # step t cannot start before step t - 1 has finished
+        h = torch.tanh(x[:, t] @ rnn.weight_ih_l0.T + rnn.bias_ih_l0 + h @ rnn.weight_hh_l0.T + rnn.bias_hh_l0)
+        states.append(h)
+    return torch.stack(states, dim=1)  # (B, T, d_hidden)
+
+
+# --8<-- [end:recurrent_by_hand]

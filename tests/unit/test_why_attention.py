@@ -1,6 +1,10 @@
 """The measurements of the first chapter: timing rows and how far a gradient reaches."""
 
-from tutorial_code.why_attention import Timing, gradient_reach, median_ms, time_layers
+import pytest
+import torch
+from torch import nn
+
+from tutorial_code.why_attention import Timing, gradient_reach, median_ms, recurrent_by_hand, time_layers
 
 
 def test_time_layers_returns_one_positive_row_per_length():
@@ -20,3 +24,12 @@ def test_rnn_gradient_vanishes_with_distance_and_attention_gradient_does_not():
     assert len(recurrent) == len(attention) == 64
     assert recurrent[0] < 1e-6 * recurrent[-2]  # dozens of steps back: almost nothing arrives
     assert min(attention[:-1]) > 0.3 * max(attention[:-1])  # every earlier input is one step away
+
+
+def test_the_recurrent_layer_by_hand_equals_nn_rnn_and_refuses_what_it_does_not_follow():
+    torch.manual_seed(0)
+    rnn = nn.RNN(4, 6, batch_first=True)
+    x = torch.randn(3, 9, 4)
+    assert torch.allclose(recurrent_by_hand(rnn, x), rnn(x)[0], atol=1e-6)
+    with pytest.raises(ValueError, match="batch_first=True"):
+        recurrent_by_hand(nn.RNN(4, 6), x)

@@ -1,0 +1,80 @@
+"""`transformer-tutorial exercise` and `transformer-tutorial check`: write a starter file, grade it."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from pathlib import Path
+
+from tutorial_code.exercises.catalogue import EXERCISES, Exercise
+from tutorial_code.exercises.grading import DEFAULT_TIME_LIMIT, grade_in_subprocess
+from tutorial_code.exercises.starter import starter_code
+
+
+def _exercise(parser: argparse.ArgumentParser, name: str) -> Exercise:
+    if name not in EXERCISES:
+        close = difflib.get_close_matches(name, EXERCISES, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        parser.error(f"no exercise {name!r}; {hint}`transformer-tutorial exercise --list` shows them all")
+    return EXERCISES[name]
+
+
+def exercise_main(argv: list[str]) -> int:
+    """`transformer-tutorial exercise NAME [--force]` and `transformer-tutorial exercise --list`."""
+    parser = argparse.ArgumentParser(
+        prog="transformer-tutorial exercise",
+        description="Write the starter file of an exercise into the current directory, or list the exercises.",
+        epilog="Then grade it with: transformer-tutorial check NAME",
+    )
+    parser.add_argument("name", nargs="?", metavar="NAME", help="the exercise, e.g. causal-mask")
+    parser.add_argument("--list", action="store_true", help="every exercise, and whether your file here passes")
+    parser.add_argument("--force", action="store_true", help="overwrite your file with a fresh starter")
+    args = parser.parse_args(argv)
+    if args.list:
+        return list_exercises(Path.cwd())
+    if args.name is None:
+        parser.error("name an exercise, or use --list to see them")
+    exercise = _exercise(parser, args.name)
+    path = Path.cwd() / exercise.file_name
+    if path.exists() and not args.force:
+        parser.error(f"{exercise.file_name} already exists here; add --force to replace it with a fresh starter")
+    path.write_text(starter_code(exercise), encoding="utf-8")
+    action = "find and fix the mistake" if exercise.bug else "write the code where `raise NotImplementedError` stands"
+    print(f"Wrote {exercise.file_name}: {exercise.title}. Open it, {action}, then run:")
+    print(f"    transformer-tutorial check {exercise.name}")
+    return 0
+
+
+def list_exercises(directory: Path) -> int:
+    """Print every exercise with its chapter, and the state of the learner's file in `directory`."""
+    width = max(len(name) for name in EXERCISES)
+    for name, exercise in EXERCISES.items():
+        path = directory / exercise.file_name
+        if not path.exists():
+            state = "not started"
+        else:
+            status, _ = grade_in_subprocess(name, path)
+            state = "passes" if status == 0 else "does not pass yet"
+        print(f"{name:<{width}}  {exercise.chapter:<28}  {exercise.kind:<12}  {state}")
+    return 0
+
+
+def check_main(argv: list[str]) -> int:
+    """`transformer-tutorial check NAME [FILE]`: grade the learner's file, exit 0 when every check passes."""
+    parser = argparse.ArgumentParser(
+        prog="transformer-tutorial check",
+        description="Grade your solution of an exercise, in a separate process with a time limit.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the exercise, e.g. causal-mask")
+    parser.add_argument("file", nargs="?", metavar="FILE", help="your file (default: the starter's name, here)")
+    parser.add_argument(
+        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, help=f"seconds (default {DEFAULT_TIME_LIMIT:g})"
+    )
+    args = parser.parse_args(argv)
+    exercise = _exercise(parser, args.name)
+    path = Path(args.file) if args.file else Path.cwd() / exercise.file_name
+    if not path.is_file():
+        parser.error(f"no file {path}; write the starter first: transformer-tutorial exercise {exercise.name}")
+    status, text = grade_in_subprocess(exercise.name, path, args.time_limit)
+    print(text)
+    return status

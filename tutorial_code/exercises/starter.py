@@ -1,0 +1,80 @@
+"""Starter files: the reference code of an exercise with its bodies removed, or with one mistake planted.
+
+The starter is made from the same named sections of `tutorial_code` that the chapter page shows,
+so it keeps their signatures, docstrings (with shapes) and imports.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import textwrap
+from pathlib import Path
+
+from tutorial_code.exercises.catalogue import Exercise
+
+SNIPPET_MARK = re.compile(r"^\s*# --8<-- \[(start|end):\w+\]\s*$")
+
+
+def module_path(module: str) -> Path:
+    """The source file of a `tutorial_code` module."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise LookupError(f"no module {module!r}")
+    return Path(spec.origin)
+
+
+def section(module: str, name: str) -> str:
+    """The text between `# --8<-- [start:name]` and `# --8<-- [end:name]` of a module, markers removed."""
+    source = module_path(module).read_text(encoding="utf-8")
+    match = re.search(rf"^# --8<-- \[start:{name}\]\n(.*?)^# --8<-- \[end:{name}\]", source, re.S | re.M)
+    if match is None:
+        raise LookupError(f"{module} has no section {name!r}")
+    lines = [line for line in match.group(1).splitlines(keepends=True) if not SNIPPET_MARK.match(line)]
+    return "".join(lines).strip("\n") + "\n"
+
+
+def reference_code(exercise: Exercise) -> str:
+    """The exercise's imports and sections, as the page's solution shows them."""
+    imports = exercise.imports if exercise.imports is not None else section(exercise.module, "imports")
+    return "\n\n".join([imports.strip("\n") + "\n"] + [section(exercise.module, name) for name in exercise.sections])
+
+
+def starter_code(exercise: Exercise) -> str:
+    """The file `transformer-tutorial exercise NAME` writes: a header, then the code to complete or repair."""
+    code = reference_code(exercise)
+    if exercise.bug is not None:
+        correct, planted = exercise.bug
+        if code.count(correct) != 1:
+            raise LookupError(f"{exercise.name}: the planted bug needs {correct!r} exactly once in the reference")
+        code = code.replace(correct, planted)
+    code = _without_bodies(code, exercise.write)
+    what = "Find the mistake and fix it" if exercise.bug else "Write the code where `raise NotImplementedError` stands"
+    header = textwrap.fill(f"{exercise.title}. {exercise.task}", 100)
+    return (
+        f'"""Exercise `{exercise.name}` (chapter: {exercise.chapter}).\n\n{header}\n\n{what}, then run:\n\n'
+        f"    transformer-tutorial check {exercise.name}\n\nThe solution is on the chapter's page, folded.\n"
+        f'"""\n\n{code}'
+    )
+
+
+def _without_bodies(code: str, targets: tuple[str, ...]) -> str:
+    """Replace the body of each function or method named in `targets` ("f", "Class.method") by a raise."""
+    tree = ast.parse(code)
+    found: dict[str, ast.FunctionDef] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            found.update({f"{node.name}.{item.name}": item for item in node.body if isinstance(item, ast.FunctionDef)})
+    lines = code.splitlines(keepends=True)
+    for target in sorted(targets, key=lambda name: found[name].lineno, reverse=True):
+        function = found[target]
+        body = function.body
+        has_docstring = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+        first = body[1] if has_docstring and len(body) > 1 else body[0]
+        start = (body[0].end_lineno if has_docstring else first.lineno - 1) or 0
+        indent = " " * first.col_offset
+        lines[start : function.end_lineno] = [f'{indent}raise NotImplementedError("write {target}")\n']
+    return "".join(lines)
