@@ -49,7 +49,13 @@ COST = {  # seconds a chapter takes on a cold build (2-core CPU), to start the l
     "multi_head_attention": 8,
     "training": 8,
 }
-state: dict = {"chapters": {}, "sections": {}}
+state: dict = {"chapters": {}, "sections": {}, "shared": []}
+
+
+def is_chinese_pass(config: MkDocsConfig) -> bool:
+    """Whether this build pass makes the Chinese edition: mkdocs-static-i18n builds the site once per
+    language, in one process, and sets the theme's language for each pass (hooks/editions.py)."""
+    return config.theme["language"] == "zh"
 
 
 def published_site_url(config: MkDocsConfig) -> str:
@@ -156,6 +162,12 @@ def forget_stale_pages(files: Files, rerun: set[str]) -> None:
 
 @event_priority(100)  # before mkdocs-jupyter looks for notebooks among the files
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    if is_chinese_pass(config):
+        # The chapters ran in the English pass of this build: the same figures and downloads, no notebook
+        # pages (the Chinese pages link to the English ones, hooks/editions.py).
+        for uri, content in state["shared"]:
+            files.append(File.generated(config, uri, content=content))
+        return files
     import nbformat
 
     store = ROOT / ".cache" / "chapters"
@@ -167,7 +179,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     except chapter_runs.ChapterError as error:
         raise PluginError(str(error)) from error
     executed_paths, rerun = run_chapters(found, store)
-    state["chapters"], state["sections"], figures = found, {}, {}
+    state["chapters"], state["sections"], state["shared"], figures = found, {}, [], {}
     forget_stale_pages(files, rerun)
     for name, chapter in found.items():
         executed = nbformat.read(executed_paths[name], as_version=4)
@@ -185,7 +197,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
                     f"{name!r}); figures are published as figures/<section>.png: rename one"
                 )
             figures[section_name] = name
-            files.append(File.generated(config, f"figures/{section_name}.png", content=section.png))
+            state["shared"].append((f"figures/{section_name}.png", section.png))
         content = published_notebook(chapter, executed, config)
         published = published_dir / NOTEBOOK_DIR / f"{name}.ipynb"
         if not published.exists() or published.read_bytes() != content:
@@ -194,8 +206,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             File(f"{NOTEBOOK_DIR}/{name}.ipynb", str(published_dir), config.site_dir, config.use_directory_urls)
         )
         # The downloads, next to the notebook's page: the executed notebook and its jupytext source.
-        files.append(File.generated(config, f"{NOTEBOOK_DIR}/{name}/{name}.ipynb", content=content))
-        files.append(File.generated(config, f"{NOTEBOOK_DIR}/{name}/{name}.py", content=chapter.script.read_bytes()))
+        state["shared"].append((f"{NOTEBOOK_DIR}/{name}/{name}.ipynb", content))
+        state["shared"].append((f"{NOTEBOOK_DIR}/{name}/{name}.py", chapter.script.read_bytes()))
+    for uri, content in state["shared"]:
+        files.append(File.generated(config, uri, content=content))
     return files
 
 
@@ -208,8 +222,18 @@ def output_of(chapter: str, section: str) -> str:
     return sections[section].text
 
 
-def run_box(chapter: chapter_runs.Chapter) -> str:
+def run_box(chapter: chapter_runs.Chapter, chinese: bool = False) -> str:
     name = chapter.name
+    if chinese:
+        return (
+            '!!! example "运行本章"\n\n'
+            f"    [以执行过的笔记本阅读本章]({NOTEBOOK_DIR}/{name}.ipynb)（英文），或下载："
+            f"[{name}.ipynb]({NOTEBOOK_DIR}/{name}/{name}.ipynb)（含输出）、"
+            f"[{name}.py]({NOTEBOOK_DIR}/{name}/{name}.py)（jupytext 脚本）。"
+            f"在终端里先执行 `pip install -e .`，然后运行 `transformer-tutorial {chapter.command}`，"
+            f"它会打印本页显示的内容；`transformer-tutorial {chapter.command} --help` 列出可用选项。"
+            f"全部笔记本：[笔记本]({NOTEBOOK_INDEX})。\n"
+        )
     return (
         '!!! example "Run this chapter"\n\n'
         f"    [Read it as an executed notebook]({NOTEBOOK_DIR}/{name}.ipynb), or download it: "
@@ -221,10 +245,12 @@ def run_box(chapter: chapter_runs.Chapter) -> str:
     )
 
 
-def notebook_list() -> str:
+def notebook_list(chinese: bool = False) -> str:
     lines = []
     for name, chapter in state["chapters"].items():
         title = chapter.notebook.cells[0].source.splitlines()[0].lstrip("# ").strip()
+        if chinese:
+            title = f"{title}（英文）"
         lines.append(
             f"- [{title}]({NOTEBOOK_DIR}/{name}.ipynb): [{name}.ipynb]({NOTEBOOK_DIR}/{name}/{name}.ipynb), "
             f"[{name}.py]({NOTEBOOK_DIR}/{name}/{name}.py), `transformer-tutorial {chapter.command}`"
@@ -233,21 +259,22 @@ def notebook_list() -> str:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    uri = page.file.src_uri
+    uri = page.file.src_uri.replace(".zh.md", ".md")  # a Chinese page shows the same outputs as its English one
+    chinese = uri != page.file.src_uri
     try:
         markdown = pages.fill(markdown, uri, output_of)
     except pages.PageError as error:
         raise PluginError(f"{uri}: {error}") from error
     if uri == NOTEBOOK_INDEX:
-        return markdown.replace(NOTEBOOK_LIST, notebook_list())
+        return markdown.replace(NOTEBOOK_LIST, notebook_list(chinese))
     chapter = next((c for c in state["chapters"].values() if c.page == uri), None)
     if chapter is None:
         return markdown
     lines = markdown.splitlines(keepends=True)
     for index, line in enumerate(lines):
         if line.startswith("# "):
-            return "".join(lines[: index + 1]) + "\n" + run_box(chapter) + "\n" + "".join(lines[index + 1 :])
-    return run_box(chapter) + "\n" + markdown
+            return "".join(lines[: index + 1]) + "\n" + run_box(chapter, chinese) + "\n" + "".join(lines[index + 1 :])
+    return run_box(chapter, chinese) + "\n" + markdown
 
 
 def is_notebook_page(page: Page) -> bool:

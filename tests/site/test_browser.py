@@ -160,9 +160,10 @@ WEIGHT = """() => performance.getEntriesByType("navigation").concat(performance.
 
 
 def audited(page_paths: list[str], per_kind: int = 2) -> set[str]:
-    """The pages axe-core audits: every written page, and the first `per_kind` notebook and API pages (those are
-    generated from one template each, and axe takes about 3 s a page)."""
-    chosen, seen = set(), {"notebooks/": 0, "reference/": 0}
+    """The pages axe-core audits: every written English page, and the first `per_kind` notebook, API and Chinese
+    pages (generated from one template each, or the same markup as their English page; axe takes about 3 s a
+    page)."""
+    chosen, seen = set(), {"notebooks/": 0, "reference/": 0, "zh/": 0}
     for path in page_paths:
         kind = next((k for k in seen if path.startswith(k)), None)
         if kind is None or seen[kind] < per_kind:
@@ -289,8 +290,11 @@ def test_figures_are_legible_in_both_themes(browser, base_url, color_scheme):
 
 
 def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_paths):
+    """Every English page, and the Chinese pages with the widest tables (the others hold the same blocks as
+    their English page, and Chinese text wraps between any two characters)."""
     wide = {}
-    for path in page_paths:
+    chinese = {"zh/", "zh/troubleshooting/", "zh/best_practices/", "zh/where_to_go_next/"}
+    for path in [p for p in page_paths if not p.startswith("zh/") or p in chinese]:
         context, page, _ = visit(browser, base_url + path, viewport=PHONE, wait_until="load")
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > PHONE["width"]:
@@ -329,3 +333,54 @@ def test_page_weight_and_screenshots(browser, base_url, page_reports):
             page.screenshot(path=SCREENSHOTS / f"{name}-{device}.png", full_page=True)
             context.close()
     assert all(weight > 0 for weight in weights.values())
+
+
+CHINESE_QUERIES = [  # a term, and the pages that teach it (注意力 is on every page: the chapters named after it)
+    ("注意力", ("zh/why_attention/", "zh/scaled_dot_product_attention/", "zh/multi_head_attention/")),
+    ("掩码", ("zh/masks/",)),
+    ("位置编码", ("zh/positional_encoding/",)),
+]
+
+
+@pytest.mark.parametrize(("query", "pages"), CHINESE_QUERIES, ids=["attention", "mask", "positional-encoding"])
+def test_search_finds_chinese_terms_on_the_chinese_pages(browser, base_url, query, pages):
+    context, tab, watcher = visit(browser, base_url + "zh/")
+    tab.click("input.md-search__input", force=True)
+    tab.fill("input.md-search__input", query)  # typed Chinese arrives as one input event, without key presses
+    tab.keyboard.press("End")  # the search reacts to a key
+    tab.wait_for_selector(".md-search-result__item", timeout=15_000)
+    found = tab.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
+    found_pages = {urlsplit(href).path for href in found}
+    assert {urlsplit(base_url + page).path for page in pages} & found_pages, sorted(found_pages)
+    assert watcher.problems == []
+    context.close()
+
+
+@pytest.mark.parametrize(("start", "target"), [("zh/masks/", "masks/"), ("masks/", "zh/masks/"), ("zh/", "")])
+def test_the_language_switch_leads_to_the_same_page(browser, base_url, start, target):
+    context, page, watcher = visit(browser, base_url + start)
+    language = "en" if start.startswith("zh/") else "zh"
+    page.hover(".md-header__option .md-select")
+    with page.expect_navigation():
+        page.click(f".md-select__link[hreflang='{language}']", force=True)
+    page.wait_for_load_state("networkidle")
+    assert page.url == base_url + target
+    assert page.evaluate("document.documentElement.lang") == language
+    assert watcher.problems == []  # no sitemap.xml or other request fails on the way
+    context.close()
+
+
+def test_screenshots_of_chinese_pages(browser, base_url):
+    """Home, multi-head attention and troubleshooting in Chinese, for a reader's eye (a CJK font must be installed
+    on the machine that takes them: .ci/run installs one)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name, path in (
+        ("home", "zh/"),
+        ("multi-head-attention", "zh/multi_head_attention/"),
+        ("troubleshooting", "zh/troubleshooting/"),
+    ):
+        context, page, watcher = visit(browser, base_url + path)
+        assert "注意力" in page.inner_text(".md-content") or "故障" in page.inner_text(".md-content")
+        page.screenshot(path=SCREENSHOTS / f"zh-{name}.png", full_page=False)
+        assert watcher.problems == []
+        context.close()

@@ -72,7 +72,9 @@ def copy_of_the_checkout(target):
     """The checkout without the chapters in LEFT_OUT (their pages, scripts and nav entries), to build it twice."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True)
     for name in files.stdout.splitlines():
-        left_out = {f"tutorial_code/chapters/{chapter}.py" for chapter in LEFT_OUT} | {f"docs/{c}.md" for c in LEFT_OUT}
+        left_out = {f"tutorial_code/chapters/{chapter}.py" for chapter in LEFT_OUT} | {
+            f"docs/{c}{edition}.md" for c in LEFT_OUT for edition in ("", ".zh")
+        }
         if (ROOT / name).is_file() and name not in left_out:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target / name)

@@ -184,12 +184,15 @@ print(
     f"({1 - checkpointed['peak_mb'] / plain['peak_mb']:.0%} saved), time {plain['ms']:.0f} ms -> "
     f"{checkpointed['ms']:.0f} ms ({checkpointed['ms'] / plain['ms'] - 1:+.0%})."
 )
+memory_ratios = []
 for variant in ("naive", "sdpa"):
     fp32, bf16 = (r for r in results["autocast"] if r["variant"] == variant)
+    memory_ratios.append(bf16["peak_mb"] / fp32["peak_mb"])
     print(
         f"bfloat16 autocast on the CPU, {names[variant]}, T = 1024 forward: time {fp32['ms']:.0f} ms -> "
         f"{bf16['ms']:.0f} ms, peak memory {fp32['peak_mb']:.0f} MB -> {bf16['peak_mb']:.0f} MB."
     )
+claim(max(memory_ratios) <= 0.6, "best_practices: in the measurement above the peak memory falls by 40 % or more")
 bucketing = results["bucketing"]
 print(
     f"Length bucketing, {bucketing['sequences']:,} sentence-like lengths in batches of {bucketing['batch_size']}: "

@@ -1,0 +1,136 @@
+"""The built Chinese edition: a page for every English page, the same build outputs, links that stay in the
+edition (but for the English-only API reference and notebooks), and a language switch to the same page."""
+
+import re
+from html.parser import HTMLParser
+from pathlib import PurePosixPath
+from urllib.parse import urlsplit
+
+import pytest
+from conftest import ROOT
+
+ENGLISH = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if not p.name.endswith(".zh.md"))
+SHARED = ("reference/", "notebooks/", "figures/", "assets/", "stylesheets/", "javascripts/", "search/")
+
+
+def built(site, page: str, chinese: bool):
+    folder = site / "zh" if chinese else site
+    return folder / ("index.html" if page == "index" else f"{page}/index.html")
+
+
+class Page(HTMLParser):
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.switch: dict[str, str] = {}
+        self.outputs: list[str] = []
+        self.images: list[str] = []
+        self._output_depth = 0
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "a" and attributes.get("href"):
+            if "md-select__link" in classes:  # the language switch
+                self.switch[attributes["hreflang"]] = attributes["href"]
+            else:
+                self.links.append(attributes["href"])
+        if tag == "img":
+            self.images.append(attributes.get("src", ""))
+        if self._output_depth:
+            self._output_depth += tag == "div"
+        elif tag == "div" and "language-text" in classes:
+            self._output_depth = 1
+            self.outputs.append("")
+
+    def handle_endtag(self, tag):
+        if self._output_depth and tag == "div":
+            self._output_depth -= 1
+
+    def handle_data(self, data):
+        if self._output_depth:
+            self.outputs[-1] += data
+
+
+SITE_PATH = urlsplit(
+    next(
+        line for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines() if line.startswith("site_url:")
+    )
+    .split(":", 1)[1]
+    .strip()
+).path
+
+
+def resolve(page_dir: PurePosixPath, href: str) -> str:
+    """The site path a link leads to, from a page's folder (an absolute path starts at the published site's root)."""
+    if href.startswith("/"):
+        page_dir, href = PurePosixPath(), href.removeprefix(SITE_PATH)
+    parts = list(page_dir.parts)
+    for piece in urlsplit(href).path.split("/"):
+        if piece == "..":
+            parts.pop()
+        elif piece not in ("", "."):
+            parts.append(piece)
+    return "/".join(parts)
+
+
+@pytest.mark.parametrize("page", ENGLISH)
+def test_every_page_is_built_in_both_editions_with_the_same_outputs_and_figures(site, page):
+    english, chinese = built(site, page, False), built(site, page, True)
+    assert chinese.exists(), f"no Chinese page for {page}"
+    html = chinese.read_text(encoding="utf-8")
+    assert '<html lang="zh"' in html
+    ours, theirs = Page(english.read_text(encoding="utf-8")), Page(html)
+    assert theirs.outputs == ours.outputs, "a Chinese page shows the same printed outputs as its English page"
+    figures = [src.rsplit("figures/", 1)[-1] for src in ours.images if "figures/" in src]
+    assert [src.rsplit("figures/", 1)[-1] for src in theirs.images if "figures/" in src] == figures
+
+
+@pytest.mark.parametrize("page", ENGLISH)
+def test_links_on_a_chinese_page_stay_in_the_chinese_edition(site, page):
+    html_path = built(site, page, True)
+    page_dir = PurePosixPath(html_path.parent.relative_to(site).as_posix())
+    leaving = []
+    for href in Page(html_path.read_text(encoding="utf-8")).links:
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or href.startswith("#") or "edit/main" in href:
+            continue
+        target = resolve(page_dir, href)
+        if not (target == "zh" or target.startswith("zh/") or (target + "/").startswith(SHARED)):
+            leaving.append(href)
+        assert (site / target).is_file() or (site / target / "index.html").is_file(), href
+    assert leaving == []
+
+
+@pytest.mark.parametrize("page", ["index", "masks", "troubleshooting"])
+def test_the_language_switch_names_the_same_page_in_the_other_edition(site, page):
+    for chinese, other in ((True, "en"), (False, "zh")):
+        html_path = built(site, page, chinese)
+        page_dir = PurePosixPath(html_path.parent.relative_to(site).as_posix())
+        href = Page(html_path.read_text(encoding="utf-8")).switch[other]
+        expected = built(site, page, not chinese).parent.relative_to(site).as_posix()
+        assert resolve(page_dir, href) == ("" if expected == "." else expected)
+
+
+def test_the_chinese_troubleshooting_table_is_in_chinese_with_the_measured_symptoms(site):
+    english = built(site, "troubleshooting", False).read_text(encoding="utf-8")
+    chinese = built(site, "troubleshooting", True).read_text(encoding="utf-8")
+    rows = lambda html: re.findall(r"<tr>(.*?)</tr>", html, re.S)  # noqa: E731
+    cells = lambda row: re.findall(r"<td>(.*?)</td>", row, re.S)  # noqa: E731
+    ours, theirs = rows(english), rows(chinese)
+    assert len(ours) == len(theirs) > 10
+    for mine, translated in zip(ours[1:], theirs[1:], strict=True):
+        assert cells(mine)[1] == cells(translated)[1] and cells(mine)[4] == cells(translated)[4]  # the symptoms
+        assert all(re.search(r"[\u3400-\u9fff]", cells(translated)[i]) for i in (0, 2, 3))
+
+
+def test_the_search_index_holds_chinese_words(site):
+    import json
+
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    chinese = [doc for doc in index["docs"] if doc["location"].startswith("zh/")]
+    assert chinese and "zh" in index["config"]["lang"]
+    # jieba cut the text, marking the cuts with zero-width spaces; the glossary's terms are whole words
+    for term in ("注意力", "掩码", "位置编码"):
+        assert any(f"\u200b{term}\u200b" in doc["text"] for doc in chinese), term
