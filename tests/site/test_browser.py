@@ -11,6 +11,7 @@ import shutil
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 import pytest
 from conftest import REPORT, ROOT, site_prefix
@@ -128,8 +129,23 @@ class PageWatcher:
             self.problems.append(f"HTTP {response.status}: {response.url}")
 
 
-def visit(browser, url: str, viewport=DESKTOP, color_scheme="light", wait_until="networkidle"):
+SEARCH_CONFIG = {
+    "lang": ["en"],
+    "separator": "[\\s\\-]+",
+    "pipeline": ["stopWordFilter"],
+    "fields": {"title": {"boost": 1000.0}, "text": {"boost": 1.0}},
+}
+
+
+def visit(browser, url: str, viewport=DESKTOP, color_scheme="light", wait_until="networkidle", search=True):
+    """Open `url` in a fresh context. With `search=False` the page gets an empty search index: every page load
+    otherwise builds the index of both editions in the search worker (about 0.6 s a page here); the search tests
+    load the real one."""
     context = browser.new_context(viewport=viewport, color_scheme=color_scheme)
+    if not search:
+        context.route(
+            "**/search/search_index.json", lambda route: route.fulfill(json={"config": SEARCH_CONFIG, "docs": []})
+        )
     page = context.new_page()
     watcher = PageWatcher(page, urlsplit(url).netloc)
     page.goto(url, wait_until=wait_until)
@@ -183,7 +199,7 @@ def page_reports(browser, base_url, page_paths) -> dict[str, dict]:
 
     axe, reports, audit, start = Axe(), {}, audited(page_paths), time.perf_counter()
     for path in page_paths:
-        context, page, watcher = visit(browser, base_url + path)
+        context, page, watcher = visit(browser, base_url + path, search=False)
         edit = page.locator("a.md-content__button[href*='/edit/']")
         reports[path or "home"] = {
             "checks": page.evaluate(PAGE_CHECKS),
@@ -290,12 +306,13 @@ def test_figures_are_legible_in_both_themes(browser, base_url, color_scheme):
 
 
 def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_paths):
-    """Every English page, and the Chinese pages with the widest tables (the others hold the same blocks as
-    their English page, and Chinese text wraps between any two characters)."""
+    """Every written English page, two of each generated kind (notebook, API page: one template each), and the
+    Chinese pages with the widest tables (the others hold the same blocks as their English page, and Chinese text
+    wraps between any two characters)."""
     wide = {}
     chinese = {"zh/", "zh/troubleshooting/", "zh/best_practices/", "zh/where_to_go_next/"}
-    for path in [p for p in page_paths if not p.startswith("zh/") or p in chinese]:
-        context, page, _ = visit(browser, base_url + path, viewport=PHONE, wait_until="load")
+    for path in [p for p in sorted(audited(page_paths)) if not p.startswith("zh/")] + sorted(chinese):
+        context, page, _ = visit(browser, base_url + path, viewport=PHONE, wait_until="load", search=False)
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > PHONE["width"]:
             wide[path or "home"] = width
@@ -325,7 +342,9 @@ def test_page_weight_and_screenshots(browser, base_url, page_reports):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     weights = {path: report["bytes"] for path, report in page_reports.items()}
     heaviest = max((p for p in weights if p != "home"), key=weights.get)
-    REPORT["bytes transferred, home page"] = f"{weights['home']:,}"
+    REPORT["bytes transferred, home page"] = f"{weights['home']:,} (and the search index, loaded once: " + (
+        f"{len(urlopen(base_url + 'search/search_index.json').read()):,})"
+    )
     REPORT[f"bytes transferred, heaviest page ({heaviest})"] = f"{weights[heaviest]:,}"
     for name, path in (("home", ""), ("chapter", "multi_head_attention/")):
         for device, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
