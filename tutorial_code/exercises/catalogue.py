@@ -245,7 +245,7 @@ EXERCISES: dict[str, Exercise] = {
             "feed_forward_and_norm",
             "Implement EncoderLayer.forward, post-norm and pre-norm",
             "Self-attention and the feed-forward network, each in a residual connection with LayerNorm, in the "
-            "order norm_first asks for.",
+            "order `norm_first` asks for (write both).",
             "tutorial_code.encoder",
             ("encoder_layer",),
             "ENCODER_LAYER",
