@@ -80,7 +80,7 @@ def heading_ids(markdown_text: str) -> list[str]:
         extensions=["toc", "attr_list", "pymdownx.arithmatex"],
         extension_configs={"pymdownx.arithmatex": {"generic": True}},
     )
-    renderer.convert(_without_fences(markdown_text))
+    renderer.convert(without_fences(markdown_text))
     ids: list[str] = []
     pending = list(renderer.toc_tokens)
     while pending:
@@ -90,7 +90,7 @@ def heading_ids(markdown_text: str) -> list[str]:
     return ids
 
 
-def _without_fences(text: str) -> str:
+def without_fences(text: str) -> str:
     """The text with fenced blocks blanked, so a `# comment` in code is not read as a heading."""
     out, fence = [], None
     for line in text.splitlines():
@@ -108,7 +108,7 @@ def headings(text: str) -> list[tuple[int, str]]:
     """(line number, level) of every heading outside fenced blocks."""
     return [
         (number, len(match.group(1)))
-        for number, line in enumerate(_without_fences(text).splitlines())
+        for number, line in enumerate(without_fences(text).splitlines())
         if (match := HEADING.match(line))
     ]
 

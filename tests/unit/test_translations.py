@@ -28,7 +28,7 @@ def chinese(page):
 def prose(text: str) -> str:
     """A page's running text: no front matter, fenced blocks, headings, inline code, math, link targets or tags."""
     text = translations.FRONT_MATTER.sub("", text, count=1)
-    kept = [line for line in translations._without_fences(text).splitlines() if not line.lstrip().startswith("#")]
+    kept = [line for line in translations.without_fences(text).splitlines() if not line.lstrip().startswith("#")]
     return INLINE.sub(" ", "\n".join(kept))
 
 

@@ -147,7 +147,7 @@ def _check_boolean_mask(learner: ModuleType) -> None:
     mask = masks.causal_mask(5)
     output, weights = learner.scaled_dot_product_attention(query, key, value, mask)
     expected_output, expected_weights = scaled_dot_product_attention(query, key, value, mask)
-    scaled = torch.softmax(query @ key.transpose(-2, -1) / 4, dim=-1)
+    scaled = torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)), dim=-1)  # weights before any mask
     mistakes = [
         (scaled_dot_product_attention(query, key, value, ~mask)[1], FLIPPED),
         (lambda got: bool((got[..., ~mask] > 1e-6).any()) and not bool((got[..., mask] > 1e-6).all()), FLIPPED),
