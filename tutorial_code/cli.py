@@ -19,10 +19,12 @@ import argparse
 import ast
 import os
 import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
 CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
+PARAMETERS_START = "# --8<-- [start:parameters]"
 PARAMETERS_END = "# --8<-- [end:parameters]"
 
 
@@ -46,7 +48,7 @@ def read_chapter(path: Path) -> Chapter:
     title = next((line[4:].strip() for line in source.splitlines() if line.startswith("# # ")), path.stem)
     parameters: dict[str, object] = {}
     if PARAMETERS_END in source:
-        cell = source.split("# --8<-- [start:parameters]", 1)[1].split(PARAMETERS_END, 1)[0]
+        cell = source.split(PARAMETERS_START, 1)[1].split(PARAMETERS_END, 1)[0]
         for node in ast.parse(cell).body:
             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
                 parameters[node.targets[0].id] = ast.literal_eval(node.value)
@@ -65,8 +67,8 @@ def chapters() -> dict[str, Chapter]:
     return {chapter.command: chapter for chapter in sorted(found, key=position)}
 
 
-def whole_number(minimum: int):
-    """An argparse type: a whole number of at least `minimum`."""
+def whole_number(minimum: int, maximum: int):
+    """An argparse type: a whole number from `minimum` to `maximum`."""
 
     def parse(text: str) -> int:
         try:
@@ -75,6 +77,8 @@ def whole_number(minimum: int):
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be {'at least 1' if minimum == 1 else '0 or more'}, got {value}")
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum:,}, got {value:,}")
         return value
 
     return parse
@@ -101,9 +105,12 @@ def device_value(text: str) -> str:
     return text
 
 
+MAX_SEED = 2**32 - 1  # the range every seeded library accepts (NumPy's seeds stop there)
+MAX_STEPS = 1_000_000  # far beyond what any chapter needs; a typo with extra digits should not run for days
+
 OPTIONS = {  # option -> (parameter, how to read it, what it sets)
-    "seed": ("SEED", whole_number(0), "seed of the weights and data"),
-    "steps": ("STEPS", whole_number(1), "training steps of every model the chapter trains"),
+    "seed": ("SEED", whole_number(0, MAX_SEED), "seed of the weights and data"),
+    "steps": ("STEPS", whole_number(1, MAX_STEPS), "training steps of every model the chapter trains"),
     "device": ("DEVICE", device_value, "where to train: cpu, cuda, cuda:1, mps"),
 }
 
@@ -132,19 +139,34 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
     return parser
 
 
-def chapter_code(chapter: Chapter, overrides: dict[str, object]) -> str:
-    """The chapter's source with `overrides` assigned right after its parameters cell."""
+def chapter_code(chapter: Chapter, overrides: dict[str, object]) -> types.CodeType:
+    """The chapter's code, compiled, with the values of `overrides` in its parameters cell.
+
+    The assignments are replaced in the parsed code, not in the text, so every line keeps its number:
+    a traceback from the chapter points at the chapter file's real lines.
+    """
     source = chapter.path.read_text(encoding="utf-8")
-    if not overrides:
-        return source
-    injected = "".join(f"{name} = {value!r}  # from the command line\n" for name, value in overrides.items())
-    before, after = source.split(PARAMETERS_END, 1)
-    return before + PARAMETERS_END + "\n" + injected + after.lstrip("\n")
+    tree = ast.parse(source, str(chapter.path))
+    lines = source.splitlines()
+    cell = range(lines.index(PARAMETERS_START) + 1, lines.index(PARAMETERS_END) + 1) if overrides else range(0)
+    for node in tree.body:
+        if node.lineno in cell and isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in overrides:
+                node.value = ast.copy_location(ast.Constant(overrides[node.targets[0].id]), node.value)
+    return compile(tree, str(chapter.path), "exec")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `transformer-tutorial` and `python -m tutorial_code`."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of `transformer-tutorial` and `python -m tutorial_code`: Ctrl-C stops it with one line."""
+    try:
+        return run(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        print("transformer-tutorial: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130  # the shell's status for a program stopped by SIGINT
+
+
+def run(argv: list[str]) -> int:
+    """Run the command line `argv`: a chapter, or the `exercise` and `check` commands."""
     if argv and argv[0] in ("exercise", "check"):
         from tutorial_code.exercises import commands
 
@@ -174,8 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_progress:
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its defaults from TQDM_* variables
     overrides = {parameter[option]: value for option, value in given.items()}
-    code = compile(chapter_code(chapter, overrides), str(chapter.path), "exec")
-    exec(code, {"__name__": "__main__", "__file__": str(chapter.path)})
+    exec(chapter_code(chapter, overrides), {"__name__": "__main__", "__file__": str(chapter.path)})
     return 0
 
 

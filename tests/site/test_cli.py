@@ -104,3 +104,20 @@ def test_the_parameters_cell_of_every_training_chapter_names_seed_steps_and_devi
         if "train" in source.split("# --8<-- [end:setup]")[0]:
             assert set(chapter.parameters) == {"SEED", "STEPS", "DEVICE"}, chapter.name
     assert read_chapter(ROOT / "tutorial_code" / "chapters" / "positional_encoding.py").parameters["STEPS"] == 600
+
+
+def test_ctrl_c_during_a_training_stops_with_one_line_and_status_130():
+    import signal
+
+    env = {k: v for k, v in prepared_env().items() if k != "TUTORIAL_CACHE_DIR"}  # a real training, not a cached one
+    argv = [sys.executable, "-m", "tutorial_code", "training", "--steps", "1000000", "--no-progress"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    try:
+        first = process.stdout.readline()  # the chapter has started printing: its code is running
+        assert first.strip(), process.stderr.read()[-3000:]
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert err.strip().splitlines() == ["transformer-tutorial: interrupted (Ctrl-C)"]
