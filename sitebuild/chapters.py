@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from sitebuild.fingerprint import code_fingerprint, data_fingerprint
+from sitebuild.fingerprint import code_fingerprint, data_fingerprint, library_versions
 
 MARKER = re.compile(r"^\s*# --8<-- \[(?P<kind>start|end):(?P<name>[\w-]+)\]\s*$")
 PAGE_OF_CHAPTER = {"overview": "index.md"}  # every other chapter script is named after its page
@@ -69,6 +69,7 @@ class Chapter:
         digest = hashlib.sha256(repr(code).encode())  # Markdown cells are not part of it: prose re-runs nothing
         digest.update(code_fingerprint(source="\n".join(code), root=root).encode())
         digest.update(data_fingerprint(root).encode())
+        digest.update(library_versions().encode())  # the versions installed with this checkout
         return digest.hexdigest()[:20]
 
 

@@ -11,7 +11,9 @@ import ast
 import contextlib
 import functools
 import hashlib
+import importlib.metadata
 import platform
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -97,3 +99,21 @@ def data_fingerprint(root: Path = ROOT) -> str:
     for data in sorted((root / "benchmarks").glob("results-*.json")):
         digest.update(data.name.encode() + b"\0" + data.read_bytes())
     return digest.hexdigest()
+
+
+def library_versions(root: Path = ROOT) -> str:
+    """The installed version of every requirement in `requirements.txt`, with Python's: a chapter run or a training
+    made with other versions of torch, NumPy, matplotlib … is made again, since its numbers, figures and error
+    texts may differ (the troubleshooting page prints PyTorch's own messages)."""
+    names = []
+    for line in (root / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
+        if match:
+            names.append(match[1])
+    versions = [f"python {platform.python_version()}"]
+    for name in sorted(set(names)):
+        try:
+            versions.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{name} not installed")
+    return ", ".join(versions)

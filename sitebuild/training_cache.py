@@ -22,7 +22,6 @@ import hashlib
 import inspect
 import os
 import pickle
-import platform
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -32,7 +31,7 @@ from typing import Any, TypeVar
 import torch
 from torch import nn
 
-from sitebuild.fingerprint import PACKAGE, code_fingerprint
+from sitebuild.fingerprint import PACKAGE, code_fingerprint, library_versions
 
 CACHE_DIR_VARIABLE = "TUTORIAL_CACHE_DIR"
 LIBRARIES = {"torch", "numpy", *sys.stdlib_module_names}
@@ -201,8 +200,9 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
 
 
 def torch_build() -> str:
-    """PyTorch's version and thread count: one and two threads add floats in different orders."""
-    return f"python {platform.python_version()} torch {torch.__version__} threads {torch.get_num_threads()}"
+    """The libraries' versions (PyTorch's build included) and the thread count: one and two threads add floats
+    in different orders."""
+    return f"{library_versions()}, torch build {torch.__version__}, threads {torch.get_num_threads()}"
 
 
 TRAININGS = (

@@ -120,3 +120,24 @@ def test_every_curriculum_module_has_an_api_page_and_no_other_module_has_one():
         [sys.executable, "scripts/gen_api_pages.py", "--check"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout
+
+
+@pytest.mark.parametrize("library", ["torch", "numpy", "matplotlib", "mkdocs-material"])
+def test_another_installed_version_of_a_library_runs_every_chapter_and_training_again(monkeypatch, library):
+    """A torch upgrade changes numbers and PyTorch's error texts: runs made with the old one must not be reused."""
+    import importlib.metadata
+
+    from sitebuild import fingerprint, training_cache
+
+    script = ROOT / "tutorial_code" / "chapters" / "masks.py"
+    chapter_before, training_before = chapters.read_chapter(script).key(), training_cache.torch_build()
+    installed = importlib.metadata.version
+
+    def upgraded(name: str) -> str:
+        return "999.0" if name == library else installed(name)
+
+    monkeypatch.setattr(fingerprint.importlib.metadata, "version", upgraded)
+    assert chapters.read_chapter(script).key() != chapter_before
+    assert training_cache.torch_build() != training_before
+    monkeypatch.undo()
+    assert chapters.read_chapter(script).key() == chapter_before  # the same versions give the same key
