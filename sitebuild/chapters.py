@@ -70,6 +70,8 @@ class Chapter:
         digest.update(code_fingerprint(source="\n".join(code), root=root).encode())
         digest.update(data_fingerprint(root).encode())
         digest.update(library_versions().encode())  # the versions installed with this checkout
+        for checks in (root / "sitebuild" / "claims.py", root / "sitebuild" / "checks" / f"{self.name}.py"):
+            digest.update(checks.read_bytes() if checks.exists() else b"no checks")  # they run in the chapter's run
         return digest.hexdigest()[:20]
 
 
@@ -99,6 +101,7 @@ def read_chapter(script: Path) -> Chapter:
                     f"in the cell that starts with {cell.source.splitlines()[0]!r}"
                 )
             sections.append(names[0])
+            cell.metadata["section"] = names[0]  # the checks of the chapter run after the section they name
         cells.append(cell)
     notebook.cells = cells
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

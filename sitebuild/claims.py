@@ -1,35 +1,69 @@
-"""Find the claims of a chapter, record the values each one was checked on, and check them again.
+"""Sentences of the pages that state a measured result, checked on the values their chapter computed.
 
-A chapter states a measured result as `claim(condition, "page: sentence")`
-([`tutorial_code.claims`][tutorial_code.claims]). The build records, for every claim a chapter
-makes, the values of the names its condition reads (numbers, lists, tensors as lists), and keeps
-them in the executed notebook's metadata. The tests evaluate each condition again on those
-values, then break each value in turn, to show that the check depends on every input it reads
-and fails, naming the page and the sentence, when the result changes.
+A page says "greedy decoding reverses 100 % of held-out sequences" because a chapter measured it.
+Code changes; the sentence would not. So each chapter has a checks module beside it,
+`sitebuild/checks/<chapter>.py`, that states the sentence once more, as a condition on the
+chapter's values:
+
+    checks = Checks()
+
+    @checks.after("greedy_decoding", "encoder_decoder: reverses every held-out sequence")
+    def every_sequence_reversed(accuracy):
+        return accuracy == 1.0
+
+The build runs each check right after the chapter section it names, with the values the
+chapter holds then under the function's parameter names (as plain numbers and lists), and
+stops with an error that names the page and the sentence when the condition is false. The
+values are recorded in the executed notebook's metadata, so the tests evaluate every check again
+and then break each value in turn, to show that the check depends on every input it reads.
+
+The checks are not part of the code readers copy: a chapter computes and prints, nothing more.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
+import importlib
 import inspect
 import math
-import statistics
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-#: What a claim's condition may call besides its recorded values.
-HELPERS = {"math": math, "statistics": statistics}
+
+class ClaimError(AssertionError):
+    """A sentence of a page no longer matches what its chapter measured."""
+
+
+def check(holds: object, statement: str) -> None:
+    """Raise [`ClaimError`][sitebuild.claims.ClaimError] unless a measured result still supports a sentence.
+
+    Args:
+        holds: The condition, computed from the chapter's values: a bool or anything with a truth value.
+        statement: `"page: sentence"`: the page (its file name without `.md`) and the sentence as it stands there.
+
+    Raises:
+        ClaimError: If `holds` is false; the message names the page and the sentence.
+        ValueError: If `statement` does not read `"page: sentence"`, or `holds` is NaN.
+    """
+    page, _, sentence = statement.partition(": ")
+    if not page or not sentence or " " in page:
+        raise ValueError(f"statement must read 'page: sentence', for example 'masks: ...'; got {statement!r}")
+    if isinstance(holds, float) and math.isnan(holds):
+        raise ValueError(f"the condition of {statement!r} is NaN, which is neither true nor false")
+    if not holds:
+        raise ClaimError(
+            f'docs/{page}.md says "{sentence}", but the values its chapter computed no longer show it. '
+            "Find what changed the result, or rewrite the sentence and its check together."
+        )
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One `claim(condition, "page: sentence")` call of a chapter script."""
+    """One checked sentence: the section it follows, and the condition on the chapter's values."""
 
+    section: str
     statement: str
-    condition: str  # the condition's source code
-    names: tuple[str, ...]  # the names the condition reads, other than builtins and HELPERS
+    condition: Callable[..., object]
 
     @property
     def page(self) -> str:
@@ -39,41 +73,49 @@ class Claim:
     def sentence(self) -> str:
         return self.statement.partition(": ")[2]
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The chapter values the condition reads: its parameters."""
+        return tuple(inspect.signature(self.condition).parameters)
 
-class ClaimSourceError(ValueError):
-    """A claim call the build cannot record: its statement is not a literal string."""
+    def holds(self, values: dict[str, Any]) -> bool:
+        """The condition on `values` (lists stand for tensors)."""
+        return bool(self.condition(**values))
 
 
-def claims_in(source: str) -> list[Claim]:
-    """Every `claim(...)` call in `source`, in order."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "claim"):
-            continue
-        if len(node.args) != 2 or not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-            raise ClaimSourceError(
-                f"line {node.lineno}: write claims as claim(condition, 'page: sentence') with a literal sentence"
-            )
-        condition = node.args[0]
-        bound = {
-            target.id
-            for comprehension in ast.walk(condition)
-            if isinstance(comprehension, ast.comprehension)
-            for target in ast.walk(comprehension.target)
-            if isinstance(target, ast.Name)
-        }
-        names = []
-        for name in ast.walk(condition):
-            if isinstance(name, ast.Name) and name.id not in bound and name.id not in names:
-                if not hasattr(builtins, name.id) and name.id not in HELPERS:
-                    names.append(name.id)
-        found.append(Claim(node.args[1].value, ast.unparse(condition), tuple(names)))
-    return sorted(found, key=lambda c: source.find(c.statement))
+@dataclass
+class Checks:
+    """The checks of one chapter, in the order they are written."""
+
+    claims: list[Claim] = field(default_factory=list)
+
+    def after(self, section: str, statement: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
+        """Register the decorated function as the check of `statement`, run after the chapter section `section`."""
+
+        def register(condition: Callable[..., object]) -> Callable[..., object]:
+            page, _, sentence = statement.partition(": ")
+            if not page or not sentence or " " in page:
+                raise ValueError(f"statement must read 'page: sentence'; got {statement!r}")
+            self.claims.append(Claim(section, statement, condition))
+            return condition
+
+        return register
+
+
+def claims_of(chapter: str) -> list[Claim]:
+    """The checks of a chapter (`sitebuild/checks/<chapter>.py`); none when it has no checks module."""
+    try:
+        module = importlib.import_module(f"sitebuild.checks.{chapter}")
+    except ModuleNotFoundError as error:
+        if error.name != f"sitebuild.checks.{chapter}":
+            raise
+        return []
+    return list(module.checks.claims)
 
 
 def plain(value: Any, name: str) -> Any:
     """`value` as JSON: numbers, bools, lists and dicts of them; tensors and arrays as lists."""
-    if isinstance(value, bool | int | float) or value is None:
+    if isinstance(value, bool | int | float | str) or value is None:
         return value
     if hasattr(value, "tolist"):  # torch.Tensor, numpy arrays and scalars
         return value.tolist()
@@ -82,40 +124,35 @@ def plain(value: Any, name: str) -> Any:
     if isinstance(value, dict):
         return {str(key): plain(item, name) for key, item in value.items()}
     raise TypeError(
-        f"a claim reads {name!r}, a {type(value).__name__}; a claim may read only numbers, lists, dicts and "
-        f"tensors: give the number it checks a name of its own first"
+        f"a check reads {name!r}, a {type(value).__name__}; a check may read only numbers, strings, lists, dicts "
+        f"and tensors: give the number it checks a name of its own in the chapter, or read a field of it"
     )
 
 
-def holds(claim: Claim, values: dict[str, Any]) -> bool:
-    """Evaluate the condition of `claim` on `values` (lists stand for tensors)."""
-    namespace = {"__builtins__": builtins, **HELPERS, **values}
-    return bool(eval(claim.condition, namespace))  # noqa: S307 - the condition is the chapter's own code
+class CheckInputError(NameError):
+    """A check reads a name that the chapter does not define by the section the check follows."""
 
 
-def install(cell_sources: list[str]) -> list[dict[str, Any]]:
-    """Make `tutorial_code.claims.claim` strict (an error, not a note) and record what it checks.
+def run_after(section: str, claims: list[Claim], namespace: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run the checks that follow `section` on the chapter's `namespace`; return what each read.
 
-    Returns the list the records go to.
-
-    Each record is `{"statement", "condition", "values"}`; a claim called twice (in a loop) is recorded twice.
+    Raises:
+        ClaimError: If a condition is false.
+        CheckInputError: If a check reads a name the chapter has not defined.
     """
-    from tutorial_code import claims as claims_module
-
-    known = {claim.statement: claim for source in cell_sources for claim in claims_in(source)}
-    records: list[dict[str, Any]] = []
-    check = claims_module.check  # raises: in the build, a claim that no longer holds is an error
-
-    def claim_and_record(condition: object, statement: str) -> None:
-        found = known.get(statement)
-        if found is not None:
-            caller = inspect.currentframe().f_back
-            scope = {**caller.f_globals, **caller.f_locals}
-            values = {name: plain(scope[name], name) for name in found.names if name in scope}
-            records.append({"statement": statement, "condition": found.condition, "values": values})
-        check(condition, statement)
-
-    claims_module.claim = claim_and_record
+    records = []
+    for claim in claims:
+        if claim.section != section:
+            continue
+        missing = [name for name in claim.names if name not in namespace]
+        if missing:
+            raise CheckInputError(
+                f"the check of {claim.statement!r} reads {', '.join(missing)}, which the chapter does not define "
+                f"by the end of its section {section!r}"
+            )
+        values = {name: plain(namespace[name], name) for name in claim.names}
+        records.append({"statement": claim.statement, "section": section, "values": values})
+        check(claim.holds(values), claim.statement)
     return records
 
 
@@ -126,6 +163,9 @@ def broken(value: Any) -> Iterator[Any]:
     elif isinstance(value, int | float):
         for other in (0, -value, value * 1e-3, value * 1e3 + 1e3, -(abs(value) + 1) * 1e3, value + 1):
             yield type(value)(other) if isinstance(value, float) else other
+    elif isinstance(value, str):
+        yield value + " (changed)"
+        yield ""
     elif isinstance(value, list) and value:
         yield value[::-1]
         yield [value[0]] * len(value)

@@ -21,7 +21,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import nbformat
@@ -57,8 +57,12 @@ def figure_outputs() -> list[dict]:
     return outputs
 
 
-def run_cells(notebook: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+def run_cells(
+    notebook: nbformat.NotebookNode, name: str, after_cell: Callable[[str, dict], None] | None = None
+) -> nbformat.NotebookNode:
     """Run the code cells of `notebook` in order, in one namespace, and fill in their outputs.
+
+    `after_cell(section, namespace)` is called after each cell whose metadata names its section.
 
     Raises:
         CellError: If a cell raises; the message holds the cell's code and the traceback.
@@ -83,6 +87,8 @@ def run_cells(notebook: nbformat.NotebookNode, name: str) -> nbformat.NotebookNo
                 outputs.append(nbformat.v4.new_output("stream", name=stream, text=buffer.getvalue()))
         cell.outputs = outputs + figure_outputs()
         cell.execution_count = count
+        if after_cell is not None and "section" in cell.metadata:
+            after_cell(cell.metadata["section"], namespace)
     return notebook
 
 
@@ -102,9 +108,15 @@ def run_chapter(job: tuple[str, str, str]) -> tuple[str, str, str | None, float]
         prepare(root)
         from sitebuild import claims
 
-        # The values every claim is checked on, for the tests (sitebuild.claims).
-        records = claims.install([cell.source for cell in notebook.cells if cell.cell_type == "code"])
-        executed = run_cells(notebook, name)
+        # The chapter's checks run after the sections they follow; what each read is kept for the tests.
+        chapter_claims, records = claims.claims_of(name), []
+        sections = {cell.metadata.get("section") for cell in notebook.cells if cell.cell_type == "code"}
+        unknown = [claim.section for claim in chapter_claims if claim.section not in sections]
+        if unknown:
+            raise claims.CheckInputError(f"sitebuild/checks/{name}.py follows sections the chapter lacks: {unknown}")
+        executed = run_cells(notebook, name, lambda section, values: records.extend(
+            claims.run_after(section, chapter_claims, values)
+        ))
         executed.metadata["claims"] = records
         return name, nbformat.writes(executed), None, time.perf_counter() - start
     except Exception as error:  # noqa: BLE001 - sent back to the build, which names the chapter

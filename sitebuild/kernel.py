@@ -4,8 +4,6 @@
   build with a message that says what to do when another copy is found first.
 - It draws figures the same way every time: white background, 120 dpi, no metadata that
   changes between runs.
-- It makes every claim strict: a sentence that no longer holds is an error, not a note
-  ([`sitebuild.claims`][sitebuild.claims]).
 - It lets the chapters of one build share trained models
   ([`sitebuild.training_cache`][sitebuild.training_cache]).
 
@@ -55,10 +53,9 @@ def prepare(root: str | Path) -> None:
         sys.path.insert(0, str(root))
     check_checkout(root)
     configure_figures()
-    from sitebuild import claims, training_cache
+    from sitebuild import training_cache
 
     training_cache.install()
-    claims.install([])  # a claim that does not hold stops the program, as it stops the build
 
 
 if __name__ == "__main__":

@@ -1,15 +1,54 @@
-"""The claim helper, and every claim of the chapter scripts: well formed, and its sentence is on its page."""
+"""The checks of the chapters' measured sentences: well formed, kept out of the code readers copy, each sentence on
+its page, each check run after a section its chapter has, and none reading a live timing."""
 
+import ast
 import re
 
 import pytest
 from conftest import ROOT
 
-from sitebuild.claims import Claim, ClaimSourceError, broken, claims_in, holds
-from tutorial_code.claims import ClaimError, check, claim
+from sitebuild.chapters import chapter_scripts, read_chapter
+from sitebuild.claims import CheckInputError, Checks, ClaimError, broken, check, claims_of, run_after
 
-CHAPTERS = sorted((ROOT / "tutorial_code" / "chapters").glob("[!_]*.py"))
-ALL_CLAIMS = [(script.stem, found) for script in CHAPTERS for found in claims_in(script.read_text("utf-8"))]
+CHAPTERS = chapter_scripts(ROOT)
+ALL_CLAIMS = [(name, found) for name in CHAPTERS for found in claims_of(name)]
+
+#: Calls that measure time while the chapter runs: their results vary with the machine's load.
+TIMERS = {"time_layers", "median_ms", "perf_counter", "monotonic", "time", "Timer", "timeit", "generation_speed"}
+
+
+def timed_names(source: str) -> set[str]:
+    """The names of a chapter that hold a live timing or a value computed from one, followed through assignments
+    and loops."""
+    tainted: set[str] = set()
+
+    def reads_timing(node: ast.AST) -> bool:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name) and inner.id in tainted:
+                return True
+            if isinstance(inner, ast.Call):
+                called = inner.func.attr if isinstance(inner.func, ast.Attribute) else getattr(inner.func, "id", "")
+                if called in TIMERS:
+                    return True
+        return False
+
+    def taint(node: ast.AST) -> None:
+        targets, value = [], None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.For | ast.comprehension):
+            targets, value = [node.target], node.iter
+        if value is not None and reads_timing(value):
+            tainted.update(name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name))
+
+    nodes, size = list(ast.walk(ast.parse(source))), -1
+    while size != len(tainted):  # until nothing new is tainted: a loop body may read a name assigned later on
+        size = len(tainted)
+        for node in nodes:
+            taint(node)
+    return tainted
 
 
 def page_text(page: str) -> str:
@@ -26,30 +65,12 @@ def test_a_false_claim_names_the_page_and_the_sentence():
         check(1 > 2, "masks: one is more than two")
 
 
-def test_outside_the_build_a_false_claim_is_a_note(capsys):
-    claim(1 > 2, "masks: one is more than two")
-    assert 'Note: this run does not show what docs/masks.md says ("one is more than two")' in capsys.readouterr().out
-
-
-def test_the_build_makes_claims_strict():
-    import tutorial_code.claims as claims_module
-    from sitebuild.claims import install
-
-    original = claims_module.claim
-    try:
-        records = install(['claim(a > b, "masks: a beats b")'])
-        a, b = 1, 2  # noqa: F841 - read by the recorder from this frame
-        with pytest.raises(ClaimError):
-            claims_module.claim(a > b, "masks: a beats b")
-        assert records == [{"statement": "masks: a beats b", "condition": "a > b", "values": {"a": 1, "b": 2}}]
-    finally:
-        claims_module.claim = original
-
-
 @pytest.mark.parametrize("statement", ["no page given", "two words: sentence", ": no page"])
 def test_a_statement_without_its_page_is_refused(statement):
     with pytest.raises(ValueError, match="page: sentence"):
         check(True, statement)
+    with pytest.raises(ValueError, match="page: sentence"):
+        Checks().after("section", statement)(lambda: True)
 
 
 def test_a_nan_condition_is_refused():
@@ -57,19 +78,23 @@ def test_a_nan_condition_is_refused():
         check(float("nan"), "masks: NaN is neither")
 
 
-def test_claims_are_found_with_the_names_their_condition_reads():
-    source = "claim(statistics.mean(a) < min(b) and all(x > c for x in d), 'best_practices: a sentence')"
-    (found,) = claims_in(source)
-    assert found == Claim(
-        "best_practices: a sentence", "statistics.mean(a) < min(b) and all((x > c for x in d))", ("a", "b", "c", "d")
-    )
-    assert holds(found, {"a": [1, 2], "b": [3], "c": 0, "d": [1]})
-    assert not holds(found, {"a": [1, 2], "b": [3], "c": 5, "d": [1]})
+def test_a_check_runs_after_its_section_on_the_chapters_values():
+    import torch
 
+    checks = Checks()
 
-def test_a_claim_whose_sentence_is_not_a_literal_is_refused():
-    with pytest.raises(ClaimSourceError, match="literal sentence"):
-        claims_in("claim(a < b, f'masks: {a}')")
+    @checks.after("measure", "masks: a beats b")
+    def a_beats_b(a, b):
+        return a > b
+
+    assert checks.claims[0].names == ("a", "b")
+    assert run_after("other", checks.claims, {}) == []  # not its section: not run
+    records = run_after("measure", checks.claims, {"a": torch.tensor(3.0), "b": 2, "unrelated": object()})
+    assert records == [{"statement": "masks: a beats b", "section": "measure", "values": {"a": 3.0, "b": 2}}]
+    with pytest.raises(ClaimError, match=r'docs/masks\.md says "a beats b"'):
+        run_after("measure", checks.claims, {"a": 1, "b": 2})
+    with pytest.raises(CheckInputError, match=r"reads b, which the chapter does not define"):
+        run_after("measure", checks.claims, {"a": 1})
 
 
 def test_broken_values_keep_their_shape():
@@ -80,17 +105,48 @@ def test_broken_values_keep_their_shape():
 
 def test_the_chapters_make_claims():
     pages = {found.page for _, found in ALL_CLAIMS}
-    assert len(ALL_CLAIMS) >= 10, ALL_CLAIMS
-    assert len(pages) >= 6, pages
+    assert len(ALL_CLAIMS) >= 40, ALL_CLAIMS
+    assert len(pages) >= 9, pages
+
+
+def test_no_claim_in_the_code_readers_copy():
+    """Chapter scripts and the package compute and print; the checks live in sitebuild/checks/."""
+    for path in [*CHAPTERS.values(), *sorted((ROOT / "tutorial_code").rglob("*.py"))]:
+        calls = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "claim"
+        ]
+        assert not calls, f"{path.relative_to(ROOT)} calls claim() on lines {calls}"
+
+
+def test_every_checks_module_belongs_to_a_chapter():
+    modules = {path.stem for path in (ROOT / "sitebuild" / "checks").glob("[!_]*.py")}
+    assert modules <= set(CHAPTERS), modules - set(CHAPTERS)
 
 
 @pytest.mark.parametrize(("chapter", "found"), ALL_CLAIMS, ids=[f"{c}: {f.sentence[:40]}" for c, f in ALL_CLAIMS])
-def test_every_claim_sentence_stands_on_its_page(chapter, found):
+def test_every_claim_sentence_stands_on_its_page_and_follows_a_section_of_its_chapter(chapter, found):
     assert (ROOT / "docs" / f"{found.page}.md").exists(), f"{chapter}: no page docs/{found.page}.md"
     assert found.sentence.lower() in page_text(found.page).lower(), (
         f"chapter {chapter} checks the sentence {found.sentence!r}, which docs/{found.page}.md no longer says"
     )
+    assert found.section in read_chapter(CHAPTERS[chapter]).sections
     assert found.names, f"{found.statement!r} reads no measured value"
+
+
+def test_what_each_check_reads_and_that_none_reads_a_live_timing():
+    for chapter, found in ALL_CLAIMS:
+        print(f"{found.statement}: reads {', '.join(found.names)}")
+        timed = set(found.names) & timed_names(CHAPTERS[chapter].read_text(encoding="utf-8"))
+        assert not timed, f"{found.statement!r} reads {timed}, which the chapter computes from a live timing"
+
+
+def test_the_live_timings_are_found():
+    source = "rows = time_layers()\nfor row in rows:\n    ratio = row.a / row.b\nother = 3\nstart = time.perf_counter()"
+    assert timed_names(source) == {"rows", "row", "ratio", "start"}
+    assert "recurrent_ms" not in timed_names(CHAPTERS["why_attention"].read_text(encoding="utf-8"))
+    assert {"rows", "ratio"} <= timed_names(CHAPTERS["why_attention"].read_text(encoding="utf-8"))
 
 
 def test_every_statement_is_made_once():

@@ -9,7 +9,6 @@
 # --8<-- [start:setup]
 import torch
 
-from tutorial_code.claims import claim
 from tutorial_code.language_model import (
     CharVocabulary,
     bigram_bpc,
@@ -72,7 +71,6 @@ print(
     f"sum-task training ({sum_task.seconds:.1f} s) in this build"
 )
 held_out_bpc = result.held_out_bpc
-claim(held_out_bpc < bigram - 0.3, "language_model: beats the bigram model by a clear margin")
 # --8<-- [end:train]
 
 
@@ -88,7 +86,6 @@ for temperature, top_k in ((1.0, None), (0.5, 5)):
     print(f"--- temperature {temperature}, top-k {top_k}: {known:.0%} of the words occur in the training text")
     print(" ".join(sample.split())[:400])  # runs of spaces and newlines shown as one space
 careful_share = shares[0.5]
-claim(careful_share >= 0.6, "language_model: at least 60 % of its words are words of the training text")
 # --8<-- [end:samples]
 
 
@@ -113,11 +110,6 @@ for layer, layer_weights in enumerate(weights):
         )
 uniform = sum(1 / (t + 1) for t in range(1, len(sentence))) / (len(sentence) - 1)  # one key's share, evenly spread
 print(f"for comparison, one key's share of evenly spread weights: {uniform:.2f}")
-claim(max(previous) > 3 * uniform, "language_model: several times the even share on the previous character")
-claim(
-    max(word_start) > 3 * uniform,
-    "language_model: gives the first character of the current word several times the weight of even attention",
-)
 # --8<-- [end:sentence_heads]
 
 

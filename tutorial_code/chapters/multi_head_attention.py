@@ -11,7 +11,6 @@ import torch
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
-from tutorial_code.claims import claim
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.masks import padding_mask
 from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention, combine_heads, split_heads
@@ -80,14 +79,6 @@ for name, share in shares.items():
 untrained_every_head = int((shares["before training"] > 0.10).all(dim=-1).sum())
 output_features = shares["before training"].size(0)
 distance_before, distance_after = ((share - 1 / h).abs().mean().item() for share in shares.values())
-claim(
-    untrained_every_head == output_features and distance_before < 0.1,
-    "multi_head_attention: A randomly initialised $W_O$ already draws on every head",
-)
-claim(
-    abs(distance_after - distance_before) < 0.01,
-    "multi_head_attention: training leaves the shares about as even as the initialisation made them",
-)
 # --8<-- [end:w_o_blocks]
 
 
@@ -105,7 +96,6 @@ for name, trained in (("with W_O", with_w_o), ("heads only concatenated", withou
 target_variance = make_batch(100_000)[1].var().item()  # the MSE of always answering the mean
 print(f"for scale: always answering the mean target gives an MSE of {target_variance:.3f}")
 without_w_o_mse = without_w_o.eval_loss
-claim(without_w_o_mse < 0.1 * target_variance, "multi_head_attention: the model without $W_O$ still learns")
 # --8<-- [end:concat_only]
 
 
@@ -121,7 +111,6 @@ fig = heatmaps(list(first_layer), heads, labels, xlabel="key (digit)", ylabel="q
 closest_pair = min(
     (first_layer[i] - first_layer[j]).abs().max().item() for i in range(h) for j in range(i + 1, h)
 )  # the two most similar heads: their largest difference in any weight
-claim(closest_pair > 0.05, "multi_head_attention: The heads distribute their weights differently")
 # --8<-- [end:sum_model_heads]
 
 

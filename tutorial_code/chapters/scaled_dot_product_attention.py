@@ -14,7 +14,6 @@ import torch
 import torch.nn.functional as F
 
 from tutorial_code.attention import SelfAttention, scaled_dot_product_attention
-from tutorial_code.claims import claim
 from tutorial_code.masks import causal_mask
 from tutorial_code.plots import bars, flow_diagram
 
@@ -56,10 +55,6 @@ output, weights = attention(x)
 print("weights with learned projections (before any training):")
 print(weights[0].detach())
 farthest_from_uniform = (weights[0] - 1 / 3).abs().max().item()
-claim(
-    farthest_from_uniform < 0.1,
-    "scaled_dot_product_attention: these small random projections give weights close to uniform",
-)
 # --8<-- [end:qkv]
 
 
@@ -74,10 +69,6 @@ for d_k in (16, 64, 256):
     scores = (q * k).sum(dim=-1)  # one dot product per pair
     scaled_spreads.append((scores / math.sqrt(d_k)).std().item())
     print(f"{d_k:>5} {scores.std():>11.2f} {math.sqrt(d_k):>10.2f} {scaled_spreads[-1]:>21.2f}")
-claim(
-    all(abs(spread - 1) < 0.05 for spread in scaled_spreads),
-    "scaled_dot_product_attention: brings the spread back to 1 whatever the head width",
-)
 # --8<-- [end:spread]
 
 
@@ -97,10 +88,6 @@ for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt
     gradient_size = jacobian.norm(dim=(-2, -1)).mean()
     print(f"{name:>8}: top weight {top_weight:.2f} (uniform: {1 / num_keys:.3f}), softmax gradient {gradient_size:.3f}")
     top[name], gradient[name] = top_weight.item(), gradient_size.item()
-claim(
-    top["unscaled"] > 2 * top["scaled"] and gradient["unscaled"] < 0.75 * gradient["scaled"],
-    "scaled_dot_product_attention: here the unscaled softmax's Jacobian is well under the scaled one's",
-)
 # --8<-- [end:peak]
 
 
@@ -171,7 +158,6 @@ fig = flow_diagram(
     ]
 )
 same = torch.allclose(output, scaled_dot_product_attention(Q, K, V, mask=causal_mask(5))[0], atol=1e-6)
-claim(same, "scaled_dot_product_attention: checks that the result equals scaled_dot_product_attention's")
 # --8<-- [end:six_steps]
 
 
@@ -179,6 +165,7 @@ claim(same, "scaled_dot_product_attention: checks that the result equals scaled_
 # --8<-- [start:check_torch]
 torch.manual_seed(SEED)
 query, key, value = torch.randn(3, 2, 8, 10, 16)  # (B=2, h=8, T=10, d_k=16) each
+largest_difference = {}
 for name, kwargs in (
     ("no mask", {}),
     ("boolean causal mask", {"mask": causal_mask(10)}),
@@ -186,7 +173,6 @@ for name, kwargs in (
 ):
     ours, _ = scaled_dot_product_attention(query, key, value, **kwargs)
     theirs = F.scaled_dot_product_attention(query, key, value, attn_mask=kwargs.get("mask"))
-    largest_difference = (ours - theirs).abs().max().item()
-    print(f"{name:>20}: largest difference {largest_difference:.1e}")
-    claim(largest_difference < 1e-5, "scaled_dot_product_attention: the two agree to float32 rounding")
+    largest_difference[name] = (ours - theirs).abs().max().item()
+    print(f"{name:>20}: largest difference {largest_difference[name]:.1e}")
 # --8<-- [end:check_torch]

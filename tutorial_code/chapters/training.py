@@ -9,7 +9,6 @@
 # --8<-- [start:setup]
 import torch
 
-from tutorial_code.claims import claim
 from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.plots import heatmaps, log_lines
 from tutorial_code.sum_task import make_batch, predict_sum, trained_sum_model
@@ -38,7 +37,6 @@ print("token ids", tuple(token_ids.shape), "-> encoded", tuple(encoded.shape), "
 print("weights per layer", tuple(weights[0].shape), "(B, h, T, T)")
 on_padding = weights[-1][1, :, :, 5:].sum().item()
 print(f"weight that sequence 1 puts on its padding, last layer, all heads: {on_padding}")
-claim(on_padding == 0, "training: With pad_id set it builds the padding mask itself")
 classifier = EncoderClassifier(encoder, num_classes=3).eval()  # untrained: the probabilities mean nothing yet
 logits = classifier(token_ids)
 print("class logits", tuple(logits.shape), "(B, num_classes); probabilities:")
@@ -57,8 +55,6 @@ _, targets = make_batch(100_000)
 mean_square = targets.pow(2).mean().item()  # the MSE of a model that always answers 0
 print(f"targets: mean {targets.mean():.2f}, variance {targets.var():.2f}, mean square {mean_square:.2f}")
 first_loss, final_loss = result.losses[0], sum(result.losses[-50:]) / 50
-claim(abs(first_loss - mean_square) < 0.2 * mean_square, "training: an untrained model predicts about 0")
-claim(first_loss > 10 and final_loss < 0.1, "training: falling from above ten to below one tenth")
 # --8<-- [end:sum_task]
 
 
@@ -78,9 +74,6 @@ with torch.no_grad():
     noisy = [result.model(torch.tensor([numbers], dtype=torch.float32))[0].item() * 10 for _ in range(5)]
 result.model.eval()
 print("train mode:", ", ".join(f"{p:.2f}" for p in noisy))
-claim(
-    len({round(p, 4) for p in noisy}) == len(noisy), "training: the same input gives a different answer on every call"
-)
 # --8<-- [end:predict]
 
 
@@ -98,7 +91,6 @@ for layer, layer_weights in enumerate(weights):
     on_largest.append(layer_weights[rows, :, :, targets].mean(dim=(0, 2)))  # (h,)
     print(f"layer {layer}, weight on the largest digit per head:", on_largest[layer])
 sharpest_first_layer_head = on_largest[0].max().item()
-claim(sharpest_first_layer_head > 0.9, "training: One head of the first layer learns to put nearly all of its weight")
 # --8<-- [end:argmax]
 
 

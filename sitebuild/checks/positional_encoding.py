@@ -1,0 +1,36 @@
+"""What the page of the chapter `positional_encoding` says it measured, checked after the section that measures it
+(`sitebuild.claims`)."""
+
+from sitebuild.claims import Checks
+
+checks = Checks()
+
+
+@checks.after("order_blind", "positional_encoding: the outputs are reordered the same way but otherwise unchanged")
+def outputs_are_reordered_same_way_but(same_up_to_order):
+    return same_up_to_order
+
+
+@checks.after("shift", "positional_encoding: the dot product cannot tell two to the left from two to the right")
+def dot_product_cannot_tell_two_left(two_left, two_right):
+    return abs(two_left - two_right) < 0.0001
+
+
+@checks.after("shift", "positional_encoding: moves every position the same number of steps")
+def moves_every_position_same_number_steps(largest_error):
+    return largest_error < 0.0001
+
+
+@checks.after("shift", "positional_encoding: The matrix for two to the left differs from the one for two to the right")
+def matrix_for_two_left_differs_from(rotation_gap):
+    return rotation_gap > 0.1
+
+
+@checks.after("compare", "positional_encoding: its error stays at the variance of the target")
+def error_stays_variance_target(no_positions, target_variance):
+    return no_positions > 0.8 * target_variance
+
+
+@checks.after("compare", "positional_encoding: Either encoding solves the task")
+def either_encoding_solves_task(sinusoidal, learned, target_variance):
+    return max(sinusoidal, learned) < 0.1 * target_variance
