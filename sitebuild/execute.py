@@ -143,3 +143,40 @@ def execute(jobs: Iterable[tuple[str, str, str]], workers: int = 2) -> Iterator[
         futures = [pool.submit(run_chapter, job) for job in jobs]
         for future in as_completed(futures):
             yield future.result()
+
+
+def main(argv: list[str]) -> int:
+    """`python -m sitebuild.execute CHAPTER [FIGURES_DIR]`: run one chapter as the build does, checks included.
+
+    Prints what each section printed and which checks held, and writes each section's figure to
+    `FIGURES_DIR/<section>.png` when a folder is given. Trainings are shared with the build's cache.
+    """
+    from pathlib import Path
+
+    from sitebuild.chapters import build_environment, chapter_scripts, read_chapter, sections_of
+
+    root = Path(__file__).resolve().parent.parent
+    if not argv or argv[0] not in chapter_scripts(root):
+        print(f"usage: python -m sitebuild.execute CHAPTER [FIGURES_DIR]; chapters: {', '.join(chapter_scripts(root))}")
+        return 2
+    os.environ.update(build_environment(root))
+    chapter = read_chapter(chapter_scripts(root)[argv[0]])
+    name, notebook, error, seconds = run_chapter((chapter.name, nbformat.writes(chapter.notebook), str(root)))
+    if error is not None:
+        print(f"chapter {name} failed after {seconds:.1f} s:\n{error}")
+        return 1
+    executed = nbformat.reads(notebook, as_version=4)
+    for section, found in sections_of(chapter, executed).items():
+        print(f"---- {section}\n{found.text}", end="" if found.text.endswith("\n") or not found.text else "\n")
+        if found.png is not None and len(argv) > 1:
+            Path(argv[1]).mkdir(parents=True, exist_ok=True)
+            (Path(argv[1]) / f"{section}.png").write_bytes(found.png)
+            print(f"[figure written to {Path(argv[1]) / f'{section}.png'}]")
+    for record in executed.metadata["claims"]:
+        print(f"check held: {record['statement']}")
+    print(f"chapter {name} ran in {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -81,3 +81,66 @@ def section(path: str, name: str | None) -> str:
 
 def python_blocks(page: Path) -> list[Block]:
     return [b for b in blocks(page) if b.lang in ("python", "py", "pycon")]
+
+
+# ---------------------------------------------------------------- the shape of a lesson
+
+FOLDED = re.compile(r"^\s*\?\?\?(?!\+)")  # `??? note "..."`: collapsed until the reader opens it
+
+
+def folded_blocks(page: Path) -> list[tuple[Block, bool]]:
+    """Each Python block of `page` with whether it sits inside a collapsed `???` box (`???+` opens expanded)."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    result, code = [], iter(python_blocks(page))
+    in_fence = None
+    for number, line in enumerate(lines):
+        match = FENCE.match(line)
+        if in_fence is not None:
+            if line.strip().startswith(in_fence):
+                in_fence = None
+            continue
+        if not match:
+            continue
+        in_fence = match["fence"]
+        if match["lang"] not in ("python", "py", "pycon"):
+            continue
+        indent, folded = len(match["indent"]), False
+        for above in reversed(lines[:number]):  # the boxes this fence is nested in, innermost first
+            if above.strip() and len(above) - len(above.lstrip()) < indent:
+                indent = len(above) - len(above.lstrip())
+                folded = folded or bool(FOLDED.match(above))
+                if indent == 0:
+                    break
+        result.append((next(code), folded))
+    return result
+
+
+def mkdocs_config() -> dict:
+    """mkdocs.yml as data (its `!relative`-style tags read as None)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
+
+
+def nav_pages() -> list[Path]:
+    """Every written page of the English navigation, in order (the API reference left out)."""
+
+    def walk(items):
+        for item in items:
+            for value in item.values():
+                if isinstance(value, list):
+                    yield from walk(value)
+                elif value.endswith(".md"):
+                    yield DOCS / value
+
+    return list(walk(mkdocs_config()["nav"]))
+
+
+def chapter_pages() -> list[Path]:
+    """The chapter pages, in the order of the navigation."""
+    (chapters,) = [item["Chapters"] for item in mkdocs_config()["nav"] if "Chapters" in item]
+    return [DOCS / next(iter(entry.values())) for entry in chapters]
