@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 from pathlib import Path
 
 from tutorial_code.exercises.catalogue import EXERCISES, Exercise
@@ -17,6 +18,33 @@ def _exercise(parser: argparse.ArgumentParser, name: str) -> Exercise:
         hint = f"did you mean {close[0]!r}? " if close else ""
         parser.error(f"no exercise {name!r}; {hint}`transformer-tutorial exercise --list` shows them all")
     return EXERCISES[name]
+
+
+def positive_seconds(text: str) -> float:
+    """The `--time-limit` argument: a positive, finite number of seconds; anything else is refused by argparse."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a time limit: give a positive number of seconds, e.g. --time-limit 120"
+        )
+    return seconds
+
+
+def _learner_file(parser: argparse.ArgumentParser, exercise: Exercise, given: str | None) -> Path:
+    """The file to grade: FILE, or the starter's name here; refused with a message when it is not a .py file."""
+    path = Path(given) if given else Path.cwd() / exercise.file_name
+    if path.is_dir():
+        parser.error(f"{path} is a folder: give your .py file, e.g. {path / exercise.file_name}")
+    if not path.is_file():
+        parser.error(f"no file {path}; write the starter first: transformer-tutorial exercise {exercise.name}")
+    if path.suffix != ".py":
+        parser.error(
+            f"{path.name} is not a Python file: give the .py file you wrote the exercise in, e.g. {exercise.file_name}"
+        )
+    return path
 
 
 def exercise_main(argv: list[str]) -> int:
@@ -68,13 +96,15 @@ def check_main(argv: list[str]) -> int:
     parser.add_argument("name", metavar="NAME", help="the exercise, e.g. causal-mask")
     parser.add_argument("file", nargs="?", metavar="FILE", help="your file (default: the starter's name, here)")
     parser.add_argument(
-        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, help=f"seconds (default {DEFAULT_TIME_LIMIT:g})"
+        "--time-limit",
+        type=positive_seconds,
+        default=DEFAULT_TIME_LIMIT,
+        metavar="SECONDS",
+        help=f"how long your code may run, a positive number of seconds (default {DEFAULT_TIME_LIMIT:g})",
     )
     args = parser.parse_args(argv)
     exercise = _exercise(parser, args.name)
-    path = Path(args.file) if args.file else Path.cwd() / exercise.file_name
-    if not path.is_file():
-        parser.error(f"no file {path}; write the starter first: transformer-tutorial exercise {exercise.name}")
+    path = _learner_file(parser, exercise, args.file)
     status, text = grade_in_subprocess(exercise.name, path, args.time_limit)
     print(text)
     return status

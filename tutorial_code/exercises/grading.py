@@ -3,25 +3,39 @@
 `transformer-tutorial check` runs `grade_file` in a separate Python process with a time limit
 (`grade_in_subprocess`), so an endless loop or a crash in the learner's code is reported instead of
 hanging or killing the command.
+
+A pass means the checks ran. The grading process writes each check's result into a record, a JSON
+file that the parent created and named in an environment variable; the grading process takes that
+variable out of its environment before it loads the learner's file. The parent decides from the
+record alone: a record that is missing or stops before the last check (a `sys.exit` or `os._exit`
+in the learner's file, a crash) is a failure, whatever the exit status. The checks, the references
+and PyTorch are imported before the learner's file, and a `ToolGuard` puts back what the file
+replaces. Everything the learner's code prints is shown under its own label, above the verdict.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import math
 import os
 import subprocess
 import sys
+import tempfile
 import traceback
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tutorial_code.exercises.catalogue import EXERCISES, Exercise
 
 if TYPE_CHECKING:
-    from tutorial_code.exercises.checks import Check
+    from tutorial_code.exercises.checks import Check, ToolGuard
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds; the reference solutions take about one, most of it importing torch
+RECORD_VARIABLE = "TRANSFORMER_TUTORIAL_GRADING_RECORD"  # where the parent wants the record written
+PRINTED_LINES = 40  # the last lines of what the learner's code printed that the report shows
 
 
 class LoadError(Exception):
@@ -32,6 +46,8 @@ def load(path: Path) -> ModuleType:
     """Run the learner's file as a module; the usual failures become a `LoadError` that says what to fix."""
     if not path.is_file():
         raise LoadError(f"there is no file {path}; write the starter with `transformer-tutorial exercise NAME`")
+    if path.suffix != ".py":
+        raise LoadError(f"{path.name} is not a Python file: give the .py file you wrote the exercise in")
     spec = importlib.util.spec_from_file_location(f"learner_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     try:
@@ -45,74 +61,321 @@ def load(path: Path) -> ModuleType:
             f"{path.name} imports {error.name!r}, which is not installed: check the spelling, "
             "or install it in the environment that runs transformer-tutorial"
         ) from None
+    except SystemExit as exit_:
+        raise LoadError(
+            f"{path.name} called sys.exit({exit_.code!r}){_line(exit_, path)} while loading: the grader imports "
+            'your file to call its functions, so remove the call or put it under `if __name__ == "__main__":`'
+        ) from None
     except Exception as error:  # noqa: BLE001 - anything the learner's top-level code raises
-        frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == str(path)]
-        where = f" on line {frames[-1].lineno}" if frames else ""
-        raise LoadError(f"{path.name} raised {type(error).__name__}{where} while loading: {error}") from None
+        raise LoadError(
+            f"{path.name} raised {type(error).__name__}{_line(error, path)} while loading: {error}"
+        ) from None
     return module
 
 
-def grade(exercise: Exercise, learner: ModuleType, learner_file: str = "", progress=None) -> list[Check]:
-    """Run every check of `exercise` on the learner's module; `progress(name)` is called before each."""
-    from tutorial_code.exercises.checks import run_check  # imports torch: only the grading process needs it
+def _line(error: BaseException, path: Path) -> str:
+    """' on line N' for the deepest frame of the traceback in the learner's file, or ''."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == str(path)]
+    return f" on line {frames[-1].lineno}" if frames else ""
 
+
+def grade(
+    exercise: Exercise, learner: ModuleType, learner_file: str = "", progress=None, *, guard: ToolGuard | None = None
+) -> list[Check]:
+    """Run every check of `exercise` on the learner's module; `progress(name)` is called before each.
+
+    With a `guard` made before the learner's file was loaded, each check runs with the grader's
+    tools put back, and a check during which the learner's code replaced one fails.
+    """
     results = []
     for name, check in exercise.checks:
         if progress is not None:
             progress(name)
-        results.append(run_check(name, check, learner, learner_file))
+        results.append(run_guarded(name, check, learner, learner_file, guard))
     return results
 
 
-def report(exercise: Exercise, results: list[Check]) -> str:
-    """The text `transformer-tutorial check` prints: one line per check, with what failed and the hint."""
+def run_guarded(
+    name: str, check: Callable, learner: ModuleType, learner_file: str, guard: ToolGuard | None = None
+) -> Check:
+    """Run one check with the grader's tools as they were before the learner's file; fail it if they changed."""
+    if guard is not None:
+        guard.restore()
+    from tutorial_code.exercises.checks import Check, run_check  # imports torch: only the grading process needs it
+
+    result = run_check(name, check, learner, learner_file)
+    replaced = guard.restore() if guard is not None else []
+    if replaced:
+        return Check(
+            name,
+            False,
+            f"your code replaced {_listing(replaced)} while this check ran: the grader put the originals back, "
+            "but cannot trust this check's result. Remove the code that replaces them",
+        )
+    return result
+
+
+def _listing(names: list[str], most: int = 4) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def report(exercise: Exercise, results: Iterable[Check], total: int | None = None) -> str:
+    """The verdict `transformer-tutorial check` prints: one line per check, with what failed and the hint.
+
+    `total` is the number of checks the exercise has, when fewer results came back.
+    """
+    results = list(results)
+    return "\n".join([*result_lines(results), verdict_line(exercise, results, total)])
+
+
+def result_lines(results: Iterable[Check]) -> list[str]:
+    """'PASS  name' or 'FAIL  name', then the message and hint indented below it, line by line."""
     lines = []
     for result in results:
         lines.append(f"{'PASS' if result.passed else 'FAIL'}  {result.name}")
-        if result.message:
-            lines.append(f"      {result.message}")
-        if result.hint:
-            lines.append(f"      hint: {result.hint}")
+        lines += [f"      {visible(line)}" for line in result.message.splitlines()]
+        for number, line in enumerate(result.hint.splitlines()):
+            lines.append(f"      {'hint: ' if number == 0 else '      '}{visible(line)}")
+    return lines
+
+
+def verdict_line(exercise: Exercise, results: list[Check], total: int | None = None) -> str:
+    """The last line: every check passed, or how many of them did."""
+    total = len(results) if total is None else total
     passed = sum(result.passed for result in results)
-    verdict = "all checks pass" if passed == len(results) else f"{passed} of {len(results)} checks pass"
-    lines.append(f"{exercise.name}: {verdict}.")
-    return "\n".join(lines)
+    verdict = "all checks pass" if passed == total else f"{passed} of {total} checks pass"
+    return f"{exercise.name}: {verdict}."
 
 
-def grade_file(name: str, path: Path) -> int:
-    """Grade `path` for exercise `name`, print the report, return the exit status (0 when every check passes)."""
+def visible_lines(text: str) -> str:
+    """`text` with control characters spelled out in each of its lines, the newlines kept."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
+def visible(text: str) -> str:
+    """`text` with control characters spelled out, so that nothing printed can move the cursor or hide a line."""
+    return "".join(
+        f"\\x{ord(char):02x}" if (ord(char) < 32 and char != "\t") or 127 <= ord(char) < 160 else char for char in text
+    )
+
+
+# ---------------------------------------------------------------- the grading process
+
+
+def grade_file(name: str, path: Path, record_path: str | None = None) -> int:
+    """Grade `path` for exercise `name`; return 0 when every check passes.
+
+    Writes the record to `record_path` after each step when given (the parent reads it), and
+    prints the report otherwise. The checks, the references and torch are imported, and the
+    `ToolGuard` made, before the learner's file is loaded.
+    """
     exercise = EXERCISES[name]
+    checks = list(exercise.checks)  # imports the graders, the references and torch, before the learner's file
+    from tutorial_code.exercises.checks import Check, ToolGuard
+
+    guard = ToolGuard()
+    record = GradingRecord(name, len(checks), record_path)
     try:
         learner = load(path.resolve())
     except LoadError as error:
-        print(f"FAIL  {error}", flush=True)
+        record.finish(load_error=str(error))
+        if record_path is None:
+            print(f"FAIL  {error}", flush=True)
         return 1
-    results = grade(exercise, learner, str(path.resolve()), progress=lambda check: print(f"....  {check}", flush=True))
-    print(report(exercise, results), flush=True)
-    return 0 if all(result.passed for result in results) else 1
+    record.set(replaced=guard.restore())
+    for check_name, check in checks:
+        record.set(state="checking", running=check_name)
+        record.add(run_guarded(check_name, check, learner, str(path.resolve()), guard))
+    record.finish()
+    results = [Check(**result) for result in record.data["results"]]
+    if record_path is None:
+        print(report(exercise, [*_replaced_at_load(record.data["replaced"]), *results]), flush=True)
+    return 0 if all(result.passed for result in results) and not record.data["replaced"] else 1
+
+
+class GradingRecord:
+    """What the grading process reports to its parent: each check's result, and how far grading got.
+
+    Every change is written at once (to a temporary file, then renamed), so the parent always
+    reads a whole record, and an abrupt end leaves the record of the step that was running.
+    """
+
+    def __init__(self, exercise: str, total: int, path: str | None) -> None:
+        self.data = {
+            "exercise": exercise,
+            "total": total,
+            "state": "loading",  # then "checking", then "done"
+            "running": None,
+            "load_error": None,
+            "replaced": [],
+            "results": [],
+        }
+        self._write = _writer(path)
+        self._write(self.data)
+
+    def set(self, **values: object) -> None:
+        self.data.update(values)
+        self._write(self.data)
+
+    def add(self, result: Check) -> None:
+        self.data["results"].append(
+            {"name": result.name, "passed": result.passed is True, "message": result.message, "hint": result.hint}
+        )
+        self._write(self.data)
+
+    def finish(self, load_error: str | None = None) -> None:
+        self.set(state="done", running=None, load_error=load_error)
+
+
+def _writer(path: str | None) -> Callable[[dict], None]:
+    """A function that writes the record to `path`, holding its own references to what it needs."""
+    if path is None:
+        return lambda data: None
+    dumps, replace, opener, partial = json.dumps, os.replace, open, f"{path}.part"
+
+    def write(data: dict) -> None:
+        with opener(partial, "w", encoding="utf-8") as file:
+            file.write(dumps(data))
+        replace(partial, path)
+
+    return write
+
+
+# ---------------------------------------------------------------- the parent
+
+
+class Recorded(NamedTuple):
+    """One check's result as the record gives it, read without importing torch."""
+
+    name: str
+    passed: bool
+    message: str = ""
+    hint: str = ""
 
 
 def grade_in_subprocess(name: str, path: Path, time_limit: float = DEFAULT_TIME_LIMIT) -> tuple[int, str]:
-    """Grade `path` in a new Python process; return `(exit status, report)`. An overrun is reported, not fatal."""
+    """Grade `path` in a new Python process; return `(exit status, report)`. An overrun is reported, not fatal.
+
+    The status is 0 only when the record says that every check ran and passed.
+    """
+    if not (time_limit > 0 and math.isfinite(time_limit)):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     command = [sys.executable, "-m", "tutorial_code.exercises.grading", name, str(path)]
-    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    with tempfile.TemporaryDirectory(prefix="transformer-tutorial-grading-") as folder:
+        record_path = Path(folder) / "record.json"
+        environment = {
+            **os.environ,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",  # so that what was printed before an abrupt end still shows
+            RECORD_VARIABLE: str(record_path),
+        }
+        try:
+            done = subprocess.run(
+                command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=time_limit, env=environment
+            )
+            printed, ended = done.stdout, done.returncode
+        except subprocess.TimeoutExpired as expired:
+            printed, ended = expired.output, None
+        record = read_record(record_path, name)
+    passed, lines = judge(EXERCISES[name], record, ended, time_limit)
+    text = (printed or b"").decode("utf-8", errors="replace")
+    return (0 if passed else 1), "\n\n".join(part for part in (printed_block(text), "\n".join(lines)) if part)
+
+
+def read_record(path: Path, name: str) -> dict | None:
+    """The record the grading process wrote for exercise `name`, or None when there is none to trust."""
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=time_limit, env=environment)
-    except subprocess.TimeoutExpired as expired:
-        printed = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
-        running = [line[6:] for line in printed.splitlines() if line.startswith("....  ")]
-        during = f" during the check {running[-1]!r}" if running else " while loading the file"
-        return 1, (
-            f"FAIL  your code did not finish within {time_limit:g} s{during}: look for a loop that never ends "
-            "(a `while` whose condition never changes, or a loop over a list that grows as it goes)"
-        )
-    lines = [line for line in done.stdout.splitlines() if not line.startswith("....  ")]
-    if done.returncode not in (0, 1):
-        last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        lines.append(f"FAIL  the grading process stopped: {last[0]}")
-        return 1, "\n".join(lines)
-    return done.returncode, "\n".join(lines)
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("exercise") != name or not isinstance(data.get("results"), list):
+        return None
+    return data
+
+
+def judge(exercise: Exercise, record: dict | None, ended: int | None, time_limit: float) -> tuple[bool, list[str]]:
+    """Pass or fail, and the verdict lines, from the record alone; `ended` is the exit status, None after a timeout.
+
+    Passes only when the record is complete: grading reached its end, and every check has a result.
+    """
+    if record is None:
+        if ended is None:
+            return False, [_overrun(time_limit, "while loading the file", started=False), _none_ran(exercise)]
+        stopped = f"the grading process stopped before it could load your file ({_ending(ended)}); its output is above"
+        return False, [f"FAIL  {stopped}", _none_ran(exercise)]
+    if record.get("load_error"):
+        return False, [f"FAIL  {visible_lines(str(record['load_error']))}", _none_ran(exercise)]
+    results = _replaced_at_load(record.get("replaced") or []) + [_recorded(item) for item in record["results"]]
+    total = int(record.get("total", 0)) + (1 if record.get("replaced") else 0)
+    finished = record.get("state") == "done" and len(results) == total
+    lines = result_lines(results)
+    if not finished:
+        lines.append(_unfinished(record, ended, time_limit))
+    lines.append(verdict_line(exercise, results, total))
+    return finished and all(result.passed for result in results), lines
+
+
+def _unfinished(record: dict, ended: int | None, time_limit: float) -> str:
+    """The failure line for grading that stopped before its end: a timeout, or the process ended by the file."""
+    running = record.get("running") if record.get("state") == "checking" else None
+    if ended is None:
+        return _overrun(time_limit, f"during the check {running!r}" if running else "while loading the file", True)
+    during = f"during the check {running!r}" if running else "while it was being loaded"
+    return (
+        f"FAIL  your file ended the grading process {during} ({_ending(ended)}), before every check had run: "
+        "look for sys.exit, exit() or os._exit in it; the grader needs your functions to return"
+    )
+
+
+def _recorded(item: object) -> Recorded:
+    if not isinstance(item, dict):
+        return Recorded("a check", False, "its result could not be read")
+    text = {key: str(item.get(key) or "") for key in ("name", "message", "hint")}
+    return Recorded(text["name"], item.get("passed") is True, text["message"], text["hint"])
+
+
+def _replaced_at_load(replaced: list[str]) -> list[Recorded]:
+    """A failed result when the learner's file replaced the grader's tools while loading, else nothing."""
+    if not replaced:
+        return []
+    message = (
+        f"your file replaced {_listing([str(name) for name in replaced])} while loading: the checks below ran with "
+        "the originals put back, but a file that replaces them cannot pass. Remove those lines"
+    )
+    return [Recorded("PyTorch and the grader's own functions left as they are", False, message)]
+
+
+def _overrun(time_limit: float, during: str, started: bool) -> str:
+    text = (
+        f"FAIL  your code did not finish within {time_limit:g} s {during}: look for a loop that never ends "
+        "(a `while` whose condition never changes, or a loop over a list that grows as it goes)"
+    )
+    if not started:
+        text += "; if there is none, give a longer --time-limit: importing PyTorch alone takes a few seconds"
+    return text
+
+
+def _ending(status: int) -> str:
+    return f"killed by signal {-status}" if status < 0 else f"exit status {status}"
+
+
+def _none_ran(exercise: Exercise) -> str:
+    return f"{exercise.name}: no check could run."
+
+
+def printed_block(text: str, most: int = PRINTED_LINES) -> str:
+    """What the learner's code printed, under its own label and indented, so that it never reads as the verdict."""
+    # Split at newlines only: a carriage return stays in its line, spelled out, so it cannot overwrite the line.
+    if not text.strip():
+        return ""
+    lines = text.replace("\r\n", "\n").rstrip().split("\n")
+    block = ["your file printed:"]
+    if len(lines) > most:
+        block.append(f"  | ... ({len(lines) - most} earlier lines left out)")
+    return "\n".join(block + [f"  | {visible(line)}".rstrip() for line in lines[-most:]])
 
 
 if __name__ == "__main__":
-    sys.exit(grade_file(sys.argv[1], Path(sys.argv[2])))
+    # The record's path leaves the environment before the learner's file could read it.
+    sys.exit(grade_file(sys.argv[1], Path(sys.argv[2]), os.environ.pop(RECORD_VARIABLE, None)))
