@@ -7,6 +7,10 @@
 
 # %%
 # --8<-- [start:setup]
+import json
+from pathlib import Path
+
+import tutorial_code
 from tutorial_code.sum_task import predict_sum, trained_sum_model
 
 # --8<-- [end:setup]
@@ -31,3 +35,20 @@ print(
     f"the trained model answers {predict_sum(result.model, numbers):.2f}."
 )
 # --8<-- [end:summary]
+
+
+# %%
+# --8<-- [start:provenance]
+# written by `python benchmarks/bench.py`, in the repository next to tutorial_code/
+results_file = Path(tutorial_code.__file__).parent.parent / "benchmarks" / "results-cpu.json"
+results = json.loads(results_file.read_text(encoding="utf-8"))
+for what, machine, where in (
+    ("attention speed and memory", results["machine"], "best practices"),
+    ("generation with and without a KV cache", results["generation"]["machine"], "chapter 12"),
+):
+    print(
+        f"- The tables of {what} ({where}) come from `benchmarks/results-cpu.json`, measured on "
+        f"{machine['cpu']} ({machine['cores']} cores, {machine['torch_threads']} PyTorch threads), "
+        f"torch {machine['torch']}, on {machine['date']}. Run the benchmark to measure your machine."
+    )
+# --8<-- [end:provenance]
