@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference"
-NOT_CURRICULUM = {"cli": "the transformer-tutorial command", "plots": "the charts the chapters draw"}
+NOT_CURRICULUM = {"cli": "the transformer-tutorial command"}
 
 
 def modules() -> list[str]:

@@ -114,9 +114,9 @@ def run_chapter(job: tuple[str, str, str]) -> tuple[str, str, str | None, float]
         unknown = [claim.section for claim in chapter_claims if claim.section not in sections]
         if unknown:
             raise claims.CheckInputError(f"sitebuild/checks/{name}.py follows sections the chapter lacks: {unknown}")
-        executed = run_cells(notebook, name, lambda section, values: records.extend(
-            claims.run_after(section, chapter_claims, values)
-        ))
+        executed = run_cells(
+            notebook, name, lambda section, values: records.extend(claims.run_after(section, chapter_claims, values))
+        )
         executed.metadata["claims"] = records
         return name, nbformat.writes(executed), None, time.perf_counter() - start
     except Exception as error:  # noqa: BLE001 - sent back to the build, which names the chapter

@@ -46,9 +46,15 @@ def imported_modules(source: str, root: Path = ROOT) -> frozenset[str]:
         ['tutorial_code.masks']
         >>> sorted(imported_modules("from tutorial_code import attention"))
         ['tutorial_code.attention']
+        >>> sorted(imported_modules("if TYPE_CHECKING:\\n    from tutorial_code.encoder import Encoder"))
+        []
     """
+    tree = ast.parse(source)
+    for block in ast.walk(tree):  # imports for annotations only (`if TYPE_CHECKING:`) run no code
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test):
+            block.body = []
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -68,7 +74,7 @@ def dependencies(modules: Iterable[str], root: Path = ROOT) -> set[str]:
 
     Examples:
         >>> sorted(dependencies(["tutorial_code.multi_head"]))
-        ['tutorial_code.attention', 'tutorial_code.multi_head']
+        ['tutorial_code.attention', 'tutorial_code.masks', 'tutorial_code.multi_head', 'tutorial_code.validation']
     """
     seen: set[str] = set()
     pending = list(modules)

@@ -15,11 +15,14 @@ import math
 import torch
 from torch import nn
 
+from tutorial_code.validation import check_float_tensors, check_width
+
 # --8<-- [end:imports]
 
 
 # --8<-- [start:checks]
 def _check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+    check_float_tensors(query=query, key=key, value=value)
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise ValueError(
             "query, key and value need at least 2 dimensions (..., T, d), got shapes "
@@ -27,11 +30,14 @@ def _check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> N
         )
     if query.size(-1) != key.size(-1):
         raise ValueError(
-            f"query and key must have the same last dimension d_k, got {query.size(-1)} and {key.size(-1)}"
+            "query and key must have the same last dimension d_k, "
+            f"got {query.size(-1)} and {key.size(-1)}: "
+            "each score is the dot product of a query and a key"
         )
     if key.size(-2) != value.size(-2):
         raise ValueError(
-            f"key and value must hold the same number of positions T_k, got {key.size(-2)} and {value.size(-2)}"
+            "key and value must hold the same number of positions T_k, "
+            f"got {key.size(-2)} and {value.size(-2)}: one value per key"
         )
 
 
@@ -40,8 +46,9 @@ def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
         raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
     if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
         raise TypeError(
-            f"mask must be boolean (True = may attend) or floating point (added to the scores), "
-            f"got dtype {mask.dtype}; for a 0/1 mask use mask.bool()"
+            "mask must be boolean (True = may attend) or floating point "
+            f"(added to the scores), got dtype {mask.dtype}; "
+            "for a 0/1 mask use mask.bool()"
         )
     try:
         broadcast = torch.broadcast_shapes(mask.shape, scores_shape)
@@ -49,9 +56,10 @@ def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
         broadcast = None
     if broadcast != scores_shape:
         raise ValueError(
-            f"mask of shape {tuple(mask.shape)} cannot broadcast to the attention scores of shape "
-            f"{tuple(scores_shape)}; a padding mask should be (B, 1, 1, T) with a heads axis or (B, 1, T) "
-            f"without one, a causal mask (T, T)"
+            f"mask of shape {tuple(mask.shape)} cannot broadcast to the attention "
+            f"scores of shape {tuple(scores_shape)}; a padding mask should be "
+            "(B, 1, 1, T) with a heads axis or (B, 1, T) without one, "
+            "a causal mask (T, T)"
         )
 
 
@@ -76,8 +84,9 @@ def scaled_dot_product_attention(
         value: Values, shape (..., T_k, d_v).
         mask: Optional. A boolean mask (`True` = may attend) or a float mask that is
             added to the scores, broadcastable to (..., T_q, T_k). Defaults to None.
-        dropout_p: Probability of zeroing each attention weight (the rest are scaled by
-            1 / (1 - dropout_p)), as in PyTorch's function. Pass 0.0 at inference. Defaults to 0.0.
+        dropout_p: Probability of zeroing each attention weight (the rest are scaled
+            by 1 / (1 - dropout_p)), as in PyTorch's function. Pass 0.0 at inference.
+            Defaults to 0.0.
 
     Returns:
         A pair `(output, weights)`: `output` of shape (..., T_q, d_v) and the
@@ -87,7 +96,8 @@ def scaled_dot_product_attention(
         `torch.nn.functional.scaled_dot_product_attention`), never NaN.
 
     Raises:
-        TypeError: If `mask` is neither boolean nor floating point.
+        TypeError: If `query`, `key` and `value` are not floating-point tensors of
+            one dtype, or `mask` is neither boolean nor floating point.
         ValueError: If the shapes of `query`, `key` and `value` do not fit together,
             or `mask` cannot broadcast to (..., T_q, T_k).
 
@@ -164,10 +174,13 @@ class SelfAttention(nn.Module):
         self.W_K = nn.Linear(d_model, d_k, bias=False)
         self.W_V = nn.Linear(d_model, d_k, bias=False)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Return `(output, weights)` for the token vectors `x` (B, T, d_model)."""
-        if x.dim() != 3 or x.size(-1) != self.d_model:
-            raise ValueError(f"x must have shape (B, T, d_model={self.d_model}), got shape {tuple(x.shape)}")
+        check_width(x, self.d_model)
         return scaled_dot_product_attention(self.W_Q(x), self.W_K(x), self.W_V(x), mask)
 
 

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
+from tutorial_code.validation import check_count
+
 # --8<-- [end:imports]
 
 
@@ -74,6 +76,7 @@ def attention_entropy(weights: torch.Tensor) -> torch.Tensor:
         >>> attention_entropy(torch.tensor([[0.25, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]]))
         tensor([1., 0.])
     """
+    check_count(weights.size(-1), "the number of keys, weights.size(-1),", minimum=2)
     plogp = weights * weights.clamp_min(1e-12).log()  # 0 * log(0) counts as 0
     entropy = 0.0 - plogp.sum(dim=-1)  # 0.0 - x, not -x: a one-hot row gives 0.0, not -0.0
     return entropy / math.log(weights.size(-1))

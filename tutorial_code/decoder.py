@@ -15,6 +15,7 @@ from torch import nn
 
 from tutorial_code.encoder import EncoderLayer
 from tutorial_code.feed_forward import FeedForward
+from tutorial_code.masks import merge_masks
 from tutorial_code.multi_head import MultiHeadAttention
 
 # --8<-- [end:imports]
@@ -22,42 +23,58 @@ from tutorial_code.multi_head import MultiHeadAttention
 
 # --8<-- [start:decoder_layer]
 class DecoderLayer(nn.Module):
-    """One decoder layer: masked self-attention, cross-attention to the memory, feed-forward.
+    """One decoder layer: masked self-attention, cross-attention to the memory, FFN.
 
-    Each sub-layer sits inside a residual connection, normalized after the add (post-norm, the
-    paper) or before the sub-layer (pre-norm, `norm_first=True`), as in
+    Each sub-layer sits inside a residual connection, normalized after the add
+    (post-norm, the paper) or before the sub-layer (pre-norm, `norm_first=True`), as in
     [`EncoderLayer`][tutorial_code.encoder.EncoderLayer].
 
     Args:
         d_model: Width of the token vectors.
         num_heads: Number of attention heads h. Must divide `d_model`.
         d_ff: Hidden width of the feed-forward network.
-        dropout: Dropout probability on attention weights, inside the feed-forward network and
-            on each sub-layer output. Defaults to 0.1.
+        dropout: Dropout probability on attention weights, inside the feed-forward
+            network and on each sub-layer output. Defaults to 0.1.
         norm_first: Pre-norm if True, post-norm if False. Defaults to False.
 
     Shape:
         - x: (B, T, d_model), the target side
         - memory: (B, S, d_model), the encoder's output
-        - target_mask: broadcastable to (B, h, T, T), usually a causal mask
-        - memory_mask: broadcastable to (B, h, T, S), usually the source padding mask (B, 1, 1, S)
-        - output: (B, T, d_model); self-attention weights (B, h, T, T); cross-attention weights (B, h, T, S)
+        - target_mask: (T, T) or four axes broadcastable to (B, h, T, T), usually
+          a causal mask
+        - memory_mask: (T, S) or four axes broadcastable to (B, h, T, S)
+        - target_key_padding_mask (B, T), memory_key_padding_mask (B, S): `True` = a
+          real token
+        - output: (B, T, d_model); self-attention weights (B, h, T, T);
+          cross-attention weights (B, h, T, S)
 
     Examples:
         >>> layer = DecoderLayer(d_model=16, num_heads=4, d_ff=32)
-        >>> output, _, cross = layer(torch.randn(2, 3, 16), memory=torch.randn(2, 7, 16))
+        >>> x, memory = torch.randn(2, 3, 16), torch.randn(2, 7, 16)
+        >>> output, _, cross = layer(x, memory=memory)
         >>> output.shape, cross.shape
         (torch.Size([2, 3, 16]), torch.Size([2, 4, 3, 7]))
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1, norm_first: bool = False) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+    ) -> None:
         super().__init__()
         self.norm_first = norm_first
         self.self_attention = MultiHeadAttention(d_model, num_heads, dropout=dropout)
         self.cross_attention = MultiHeadAttention(d_model, num_heads, dropout=dropout)
         self.feed_forward = FeedForward(d_model, d_ff, dropout=dropout)
-        self.norm1, self.norm2, self.norm3 = nn.LayerNorm(d_model), nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.dropout1, self.dropout2, self.dropout3 = nn.Dropout(dropout), nn.Dropout(dropout), nn.Dropout(dropout)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.norm3 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+        self.dropout3 = nn.Dropout(dropout)
 
     def forward(
         self,
@@ -65,22 +82,28 @@ class DecoderLayer(nn.Module):
         memory: torch.Tensor,
         target_mask: torch.Tensor | None = None,
         memory_mask: torch.Tensor | None = None,
+        target_key_padding_mask: torch.Tensor | None = None,
+        memory_key_padding_mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Return `(output, self_weights, cross_weights)`."""
+        target_mask = merge_masks(target_mask, target_key_padding_mask, x, x)
+        memory_mask = merge_masks(memory_mask, memory_key_padding_mask, x, memory)
         if self.norm_first:
-            attended, self_weights = self.self_attention(self.norm1(x), mask=target_mask)
-            x = x + self.dropout1(attended)
+            h = self.norm1(x)
+            out, self_weights = self.self_attention(h, mask=target_mask)
+            x = x + self.dropout1(out)
             # Queries from the decoder, keys and values from the encoder's output.
-            attended, cross_weights = self.cross_attention(self.norm2(x), memory, memory, mask=memory_mask)
-            x = x + self.dropout2(attended)
+            h = self.norm2(x)
+            out, cross = self.cross_attention(h, memory, memory, mask=memory_mask)
+            x = x + self.dropout2(out)
             x = x + self.dropout3(self.feed_forward(self.norm3(x)))
         else:
-            attended, self_weights = self.self_attention(x, mask=target_mask)
-            x = self.norm1(x + self.dropout1(attended))
-            attended, cross_weights = self.cross_attention(x, memory, memory, mask=memory_mask)
-            x = self.norm2(x + self.dropout2(attended))
+            out, self_weights = self.self_attention(x, mask=target_mask)
+            x = self.norm1(x + self.dropout1(out))
+            out, cross = self.cross_attention(x, memory, memory, mask=memory_mask)
+            x = self.norm2(x + self.dropout2(out))
             x = self.norm3(x + self.dropout3(self.feed_forward(x)))
-        return x, self_weights, cross_weights
+        return x, self_weights, cross
 
 
 # --8<-- [end:decoder_layer]
@@ -108,6 +131,8 @@ class Transformer(nn.Module):
         - source: (B, S, d_model); target: (B, T, d_model)
         - source_mask: broadcastable to (B, h, S, S) and to (B, h, T, S): the source padding mask (B, 1, 1, S)
         - target_mask: broadcastable to (B, h, T, T): the causal mask, and target padding if any
+        - source_key_padding_mask: (B, S), `True` = a real token
+        - target_key_padding_mask: (B, T), `True` = a real token
         - output: (B, T, d_model)
 
     Examples:
@@ -163,8 +188,12 @@ class Transformer(nn.Module):
         target: torch.Tensor,
         source_mask: torch.Tensor | None = None,
         target_mask: torch.Tensor | None = None,
+        source_key_padding_mask: torch.Tensor | None = None,
+        target_key_padding_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Encode `source`, then decode `target` against it; the source mask also masks cross-attention."""
+        source_mask = merge_masks(source_mask, source_key_padding_mask, source, source)
+        target_mask = merge_masks(target_mask, target_key_padding_mask, target, target)
         memory = self.encode(source, source_mask)
         return self.decode(target, memory, target_mask=target_mask, memory_mask=source_mask)[0]
 

@@ -22,15 +22,17 @@ from tqdm import tqdm
 
 from tutorial_code.encoder import EncoderLayer
 from tutorial_code.positional import positional_encoding
+from tutorial_code.validation import check_counts, check_numbers, check_positive
 
 # --8<-- [end:imports]
 
 
 # --8<-- [start:digit_model]
 class DigitModel(nn.Module):
-    """Numbers in, one number out: projection, learned positions, encoder layers, mean, head.
+    """Numbers in, one number out: projection, positions, encoder layers, mean, head.
 
-    One architecture serves every digit task of the tutorial through `num_outputs` and `positional`.
+    One architecture serves every digit task of the tutorial through `num_outputs` and
+    `positional`.
 
     Args:
         d_model: Width of the token vectors. Defaults to 32.
@@ -40,12 +42,12 @@ class DigitModel(nn.Module):
         max_len: Longest sequence accepted. Defaults to 16.
         dropout: Dropout probability. Defaults to 0.1.
         norm_first: Pre-norm layers (and a final LayerNorm) if True. Defaults to False.
-        num_outputs: Width of the head's output. Defaults to 1 (one number per sequence).
+        num_outputs: Width of the head's output. Defaults to 1 (one number a sequence).
         positional: `"learned"`, `"sinusoidal"` or `"none"`. Defaults to `"learned"`.
 
     Raises:
-        ValueError: If `positional` is unknown; in `forward`, if `numbers` is not 2-D
-            or longer than `max_len`.
+        ValueError: If `positional` is unknown; in `forward`, if `numbers` is not 2-D,
+            empty or longer than `max_len`.
         TypeError: In `forward`, if `numbers` is not a floating-point tensor.
 
     Shape:
@@ -74,9 +76,8 @@ class DigitModel(nn.Module):
         super().__init__()
         self.input_projection = nn.Linear(1, d_model)  # one number -> one token vector
         self.positions = positional_encoding(positional, d_model, max_len)
-        self.layers = nn.ModuleList(
-            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
-        )
+        layer = (d_model, num_heads, d_ff, dropout, norm_first)  # one layer's arguments
+        self.layers = nn.ModuleList(EncoderLayer(*layer) for _ in range(num_layers))
         self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
         self.head = nn.Linear(d_model, num_outputs)
 
@@ -84,11 +85,9 @@ class DigitModel(nn.Module):
         self, numbers: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Return `(prediction, weights)` for a batch of number sequences."""
-        if not numbers.dtype.is_floating_point:
-            raise TypeError(f"numbers must be a float tensor, got dtype {numbers.dtype}; use numbers.float()")
-        if numbers.dim() != 2:
-            raise ValueError(f"numbers must have shape (B, T), got shape {tuple(numbers.shape)}")
-        x = self.positions(self.input_projection(numbers.unsqueeze(-1)))  # (B, T, d_model)
+        check_numbers(numbers)  # floats, (B, T), T >= 1: a mean of nothing is NaN
+        x = self.input_projection(numbers.unsqueeze(-1))  # (B, T, d_model)
+        x = self.positions(x)  # (B, T, d_model)
         all_weights = []
         for layer in self.layers:
             x, weights = layer(x, mask=mask)
@@ -105,31 +104,41 @@ class DigitModel(nn.Module):
 SCHEDULES = ("constant", "inverse_sqrt", "cosine")
 
 
-def learning_rate_factor(step: int, steps: int, warmup_steps: int = 0, schedule: str = "constant") -> float:
-    """The multiple of the base learning rate used at optimizer step `step` (counted from 0).
+def learning_rate_factor(
+    step: int,
+    steps: int,
+    warmup_steps: int = 0,
+    schedule: str = "constant",
+) -> float:
+    """The multiple of the base learning rate used at optimizer step `step` (from 0).
 
-    Every schedule first rises linearly from almost 0 to 1 over `warmup_steps` steps. After the warm-up,
-    `"constant"` stays at 1, `"inverse_sqrt"` (the paper's schedule) decays as one over the square
-    root of the step, and `"cosine"` falls along half a cosine wave to 0 at the last step.
+    Every schedule first rises linearly from almost 0 to 1 over `warmup_steps` steps.
+    After the warm-up, `"constant"` stays at 1, `"inverse_sqrt"` (the paper's schedule)
+    decays as one over the square root of the step, and `"cosine"` falls along half a
+    cosine wave to 0 at the last step.
 
     Args:
         step: The optimizer step, from 0 to `steps - 1`.
         steps: Total number of optimizer steps.
         warmup_steps: Length of the linear warm-up. Defaults to 0.
-        schedule: One of `"constant"`, `"inverse_sqrt"` or `"cosine"`. Defaults to `"constant"`.
+        schedule: One of `"constant"`, `"inverse_sqrt"` or `"cosine"`. Defaults to
+            `"constant"`.
 
     Returns:
         The factor; the learning rate at this step is `lr * factor`.
 
     Raises:
-        ValueError: If `schedule` is unknown.
+        ValueError: If `schedule` is unknown, or `step` or `warmup_steps` is negative.
 
     Examples:
-        >>> [round(learning_rate_factor(s, 400, 100, "inverse_sqrt"), 2) for s in (0, 99, 399)]
+        >>> steps = (0, 99, 399)
+        >>> [round(learning_rate_factor(s, 400, 100, "inverse_sqrt"), 2) for s in steps]
         [0.01, 1.0, 0.5]
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    if step < 0 or warmup_steps < 0:
+        raise ValueError(f"step={step} and warmup_steps={warmup_steps} must be >= 0")
     if step < warmup_steps:
         return (step + 1) / warmup_steps
     if schedule == "inverse_sqrt":
@@ -179,32 +188,42 @@ def train_digit_model(
     schedule: str = "constant",
     device: str = "cpu",
 ) -> TrainResult:
-    """Train a [`DigitModel`][tutorial_code.digit_model.DigitModel] with Adam, one fresh batch per step.
+    """Train a [`DigitModel`][tutorial_code.digit_model.DigitModel] with Adam, one fresh
+    batch per step.
 
     Deterministic on a CPU for a given `seed`: the same seed gives the same losses.
 
     Args:
-        batches: Makes `(inputs, targets)` from `(batch_size, seq_len, generator)`, for example
-            [`sum_task.make_batch`][tutorial_code.sum_task.make_batch].
+        batches: Makes `(inputs, targets)` from `(batch_size, seq_len, generator)`, for
+            example [`sum_task.make_batch`][tutorial_code.sum_task.make_batch].
         loss_fn: The loss, for example `nn.MSELoss()`.
         steps: Optimizer steps. Defaults to 500.
         seed: Seeds the initial weights, the dropout and the data. Defaults to 0.
         batch_size: Sequences per step. Defaults to 64.
         seq_len: Digits per sequence. Defaults to 8.
         lr: Adam learning rate. Defaults to 1e-3.
-        norm_first: Build the pre-norm variant (when `model` is None). Defaults to False.
-        model: A model to train instead of a new post-norm `DigitModel`. Defaults to None.
-        warmup_steps: Raise the learning rate linearly from 0 over this many steps. Defaults to 0.
-        clip_norm: Clip the gradient norm to this value before each step. Defaults to None (no clipping).
-        schedule: The learning rate after the warm-up: `"constant"`, `"inverse_sqrt"` or `"cosine"`, see
-            [`learning_rate_factor`][tutorial_code.digit_model.learning_rate_factor]. Defaults to `"constant"`.
-        device: Where to train, for example `"cuda"`; the trained model comes back on the CPU. Defaults to `"cpu"`.
+        norm_first: Build the pre-norm variant (when `model` is None). Defaults to
+            False.
+        model: A model to train instead of a new post-norm `DigitModel`. Defaults to
+            None.
+        warmup_steps: Raise the learning rate linearly from 0 over this many steps.
+            Defaults to 0.
+        clip_norm: Clip the gradient norm to this value before each step. Defaults to
+            None (no clipping).
+        schedule: The learning rate after the warm-up: `"constant"`, `"inverse_sqrt"`
+            or `"cosine"`, see
+            [`learning_rate_factor`][tutorial_code.digit_model.learning_rate_factor].
+            Defaults to `"constant"`.
+        device: Where to train, for example `"cuda"`; the trained model comes back on
+            the CPU. Defaults to `"cpu"`.
 
     Returns:
         A [`TrainResult`][tutorial_code.digit_model.TrainResult].
 
     Raises:
-        ValueError: If `steps` or `batch_size` is not positive, or `schedule` is unknown.
+        ValueError: If `steps`, `batch_size` or `seq_len` is below 1, `warmup_steps`
+            below 0, `lr` or `clip_norm` not above 0, or `schedule` is unknown.
+        TypeError: If one of those counts is not an int.
 
     Examples:
         >>> def zeros(batch_size, seq_len, generator):
@@ -213,17 +232,20 @@ def train_digit_model(
         >>> len(result.losses)
         5
     """
-    if steps < 1 or batch_size < 1:
-        raise ValueError(f"steps and batch_size must be >= 1, got steps={steps}, batch_size={batch_size}")
-    learning_rate_factor(0, steps, warmup_steps, schedule)  # an unknown schedule fails here, before training
+    check_counts(steps=steps, batch_size=batch_size, seq_len=seq_len)
+    check_positive(lr=lr, clip_norm=clip_norm)
+    learning_rate_factor(0, steps, warmup_steps, schedule)  # fails before training
     torch.manual_seed(seed)  # initial weights and dropout
     data = torch.Generator().manual_seed(seed)  # training batches
-    model = DigitModel(max_len=max(16, seq_len), norm_first=norm_first) if model is None else model
+    if model is None:
+        model = DigitModel(max_len=max(16, seq_len), norm_first=norm_first)
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)  # one update for all tensors: faster
+    # foreach=True: one update for all tensors, faster
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     # Warm-up: small steps while Adam's statistics are still noisy; then the schedule.
     scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: learning_rate_factor(step, steps, warmup_steps, schedule)
+        optimizer,
+        lambda step: learning_rate_factor(step, steps, warmup_steps, schedule),
     )
     losses = []
     start = time.perf_counter()
@@ -241,10 +263,16 @@ def train_digit_model(
         losses.append(loss.item())
     seconds = time.perf_counter() - start
     model.cpu()
-    return TrainResult(model.eval(), losses, evaluate(model, batches, loss_fn, seq_len), seconds)
+    eval_loss = evaluate(model, batches, loss_fn, seq_len)
+    return TrainResult(model.eval(), losses, eval_loss, seconds)
 
 
-def evaluate(model: DigitModel, batches: Batches, loss_fn: nn.Module, seq_len: int = 8) -> float:
+def evaluate(
+    model: DigitModel,
+    batches: Batches,
+    loss_fn: nn.Module,
+    seq_len: int = 8,
+) -> float:
     """Loss of `model` in eval mode on a fixed batch of 1024 sequences (seed 1234).
 
     Args:
@@ -256,6 +284,7 @@ def evaluate(model: DigitModel, batches: Batches, loss_fn: nn.Module, seq_len: i
     Returns:
         The loss on the held-out batch.
     """
+    check_counts(seq_len=seq_len)
     inputs, targets = batches(1024, seq_len, torch.Generator().manual_seed(1234))
     model.eval()  # dropout off: predictions are deterministic
     with torch.no_grad():

@@ -13,7 +13,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from tutorial_code.masks import merge_masks
 from tutorial_code.multi_head import EfficientMultiHeadAttention, combine_heads, split_heads
+from tutorial_code.validation import check_counts, check_width
 
 # --8<-- [end:imports]
 
@@ -41,6 +43,8 @@ class FusedQKVAttention(EfficientMultiHeadAttention):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, None]:
         """Return `(output, None)` for token vectors `x`."""
+        check_width(x, self.d_model)
+        mask = merge_masks(mask, None, x, x)  # checked as in MultiHeadAttention
         Q, K, V = (split_heads(part, self.num_heads) for part in self.W_QKV(x).chunk(3, dim=-1))
         heads = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)  # (B, h, T, d_k)
         return self.W_O(combine_heads(heads)), None
@@ -52,6 +56,7 @@ class FusedQKVAttention(EfficientMultiHeadAttention):
 # --8<-- [start:throughput]
 def matmul_gflops(size: int = 2048, repeats: int = 5) -> float:
     """Measured float32 matrix-multiply throughput of this machine, in GFLOP/s."""
+    check_counts(size=size, repeats=repeats)
     a, b = torch.randn(size, size), torch.randn(size, size)
     a @ b  # warm-up
     start = time.perf_counter()
@@ -69,7 +74,10 @@ def attention_flops(batch: int, seq_len: int, d_model: int) -> float:
 
 
 def recurrent_flops(batch: int, seq_len: int, d_model: int) -> float:
-    """Floating-point operations of one `nn.RNN` forward of width `d_model`: two products per step, x W_ih and h W_hh."""
+    """Floating-point operations of one `nn.RNN` forward of width `d_model`.
+
+    Two products per step, x W_ih and h W_hh.
+    """
     return 2 * 2 * batch * seq_len * d_model * d_model
 
 
@@ -92,6 +100,7 @@ def padding_fraction(lengths: list[int], batch_size: int, bucketed: bool) -> flo
         >>> padding_fraction([1, 4, 1, 4], 2, bucketed=False), padding_fraction([1, 4, 1, 4], 2, bucketed=True)
         (0.375, 0.0)
     """
+    check_counts(batch_size=batch_size, sequences=len(lengths))
     order = sorted(lengths) if bucketed else list(lengths)
     batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     processed = sum(max(batch) * len(batch) for batch in batches)

@@ -14,9 +14,10 @@ import torch
 from torch import nn
 
 from tutorial_code.feed_forward import FeedForward
-from tutorial_code.masks import padding_mask_from_tokens
+from tutorial_code.masks import merge_masks
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.positional import positional_encoding
+from tutorial_code.validation import check_token_ids
 
 # --8<-- [end:imports]
 
@@ -40,7 +41,8 @@ class EncoderLayer(nn.Module):
 
     Shape:
         - x: (B, T, d_model)
-        - mask: broadcastable to (B, h, T, T)
+        - mask: (T, T), or four axes broadcastable to (B, h, T, T)
+        - key_padding_mask: (B, T), `True` = a real token
         - output: (B, T, d_model)
         - weights: (B, h, T, T)
 
@@ -51,7 +53,14 @@ class EncoderLayer(nn.Module):
         (torch.Size([2, 5, 16]), torch.Size([2, 4, 5, 5]))
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1, norm_first: bool = False) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+    ) -> None:
         super().__init__()
         self.norm_first = norm_first
         self.attention = MultiHeadAttention(d_model, num_heads, dropout=dropout)
@@ -61,8 +70,14 @@ class EncoderLayer(nn.Module):
         self.dropout1 = nn.Dropout(dropout)
         self.dropout2 = nn.Dropout(dropout)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        key_padding_mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Return `(output, weights)` for token vectors `x`."""
+        mask = merge_masks(mask, key_padding_mask, x, x)  # both masks as one
         if self.norm_first:
             attended, weights = self.attention(self.norm1(x), mask=mask)
             x = x + self.dropout1(attended)
@@ -96,17 +111,20 @@ class Encoder(nn.Module):
 
     Raises:
         ValueError: If `positional` is unknown, or in `forward` if a token id is
-            outside the vocabulary.
+            outside the vocabulary or `tokens` is empty.
         TypeError: In `forward`, if `tokens` is not an integer tensor.
 
     Shape:
         - tokens: (B, T), integer ids
-        - mask: broadcastable to (B, h, T, T)
+        - mask: (T, T), or four axes broadcastable to (B, h, T, T)
+        - key_padding_mask: (B, T), `True` = a real token; combined with `pad_id`
         - output: (B, T, d_model)
         - weights: a list of `num_layers` tensors of shape (B, h, T, T)
 
     Examples:
-        >>> encoder = Encoder(vocab_size=10, d_model=16, num_heads=4, d_ff=32, num_layers=2, pad_id=0)
+        >>> encoder = Encoder(
+        ...     vocab_size=10, d_model=16, num_heads=4, d_ff=32, num_layers=2, pad_id=0
+        ... )
         >>> output, weights = encoder(torch.tensor([[3, 4, 5, 0]]))
         >>> output.shape, len(weights)
         (torch.Size([1, 4, 16]), 2)
@@ -132,20 +150,22 @@ class Encoder(nn.Module):
         self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=pad_id)
         self.positions = positional_encoding(positional, d_model, max_len)
         self.dropout = nn.Dropout(dropout)
-        self.layers = nn.ModuleList(
-            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)
-        )
-        # Pre-norm leaves the residual stream unnormalized; normalize it once at the end.
+        args = (d_model, num_heads, d_ff, dropout, norm_first)  # of every layer
+        self.layers = nn.ModuleList(EncoderLayer(*args) for _ in range(num_layers))
+        # Pre-norm leaves the residual stream unnormalized; normalize once at the end.
         self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
     def forward(
-        self, tokens: torch.Tensor, mask: torch.Tensor | None = None
+        self,
+        tokens: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        key_padding_mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """Return `(output, weights)`: the encoded tokens and each layer's attention weights."""
-        self._check_tokens(tokens)
-        if self.pad_id is not None:
-            keys = padding_mask_from_tokens(tokens, self.pad_id)  # (B, 1, 1, T)
-            mask = keys if mask is None else mask & keys
+        """Return `(output, weights)`: the encoded tokens, each layer's weights."""
+        check_token_ids(tokens, self.vocab_size)
+        mask = merge_masks(mask, key_padding_mask, tokens, tokens)
+        if self.pad_id is not None:  # never attend padding; (B, T), True = a real token
+            mask = merge_masks(mask, tokens != self.pad_id, tokens, tokens)
         # As in the paper (section 3.4), embeddings are multiplied by sqrt(d_model).
         x = self.embedding(tokens) * math.sqrt(self.d_model)  # (B, T, d_model)
         x = self.dropout(self.positions(x))
@@ -155,31 +175,22 @@ class Encoder(nn.Module):
             all_weights.append(weights)
         return self.final_norm(x), all_weights
 
-    def _check_tokens(self, tokens: torch.Tensor) -> None:
-        if tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
-            raise TypeError(f"tokens must be integer ids (torch.long), got dtype {tokens.dtype}")
-        if tokens.dim() != 2:
-            raise ValueError(f"tokens must have shape (B, T), got shape {tuple(tokens.shape)}")
-        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
-            raise ValueError(
-                f"token ids must lie in [0, vocab_size={self.vocab_size}), "
-                f"got ids from {int(tokens.min())} to {int(tokens.max())}"
-            )
-
 
 # --8<-- [end:encoder]
 
 
 # --8<-- [start:classifier]
 class EncoderClassifier(nn.Module):
-    """An [`Encoder`][tutorial_code.encoder.Encoder] with a classification head: one label per sequence.
+    """An [`Encoder`][tutorial_code.encoder.Encoder] with a classification head: one
+    label per sequence.
 
-    The head averages the encoded tokens over the real (non-padding) positions and maps the
-    average to one logit per class. Averaging is one common choice; BERT-style models instead
-    prepend a special token and classify its vector.
+    The head averages the encoded tokens over the real (non-padding) positions and
+    maps the average to one logit per class. Averaging is one common choice;
+    BERT-style models instead prepend a special token and classify its vector.
 
     Args:
-        encoder: The encoder; its `pad_id`, when set, decides which positions are averaged.
+        encoder: The encoder; its `pad_id`, when set, decides which positions are
+            averaged.
         num_classes: Number of labels.
 
     Raises:
@@ -190,8 +201,11 @@ class EncoderClassifier(nn.Module):
         - output: (B, num_classes), logits for `nn.CrossEntropyLoss`
 
     Examples:
-        >>> encoder = Encoder(vocab_size=10, d_model=16, num_heads=4, d_ff=32, num_layers=1, pad_id=0)
-        >>> EncoderClassifier(encoder, num_classes=3)(torch.tensor([[3, 4, 0], [5, 0, 0]])).shape
+        >>> encoder = Encoder(
+        ...     vocab_size=10, d_model=16, num_heads=4, d_ff=32, num_layers=1, pad_id=0
+        ... )
+        >>> classifier = EncoderClassifier(encoder, num_classes=3)
+        >>> classifier(torch.tensor([[3, 4, 0], [5, 0, 0]])).shape
         torch.Size([2, 3])
     """
 
@@ -209,7 +223,8 @@ class EncoderClassifier(nn.Module):
             pooled = encoded.mean(dim=1)
         else:
             real = (tokens != self.encoder.pad_id).unsqueeze(-1).float()  # (B, T, 1)
-            pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)  # mean over real tokens
+            # the mean over the real tokens only
+            pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)
         return self.head(pooled)  # (B, num_classes)
 
 

@@ -8,6 +8,8 @@ vector, d_ff = width of the hidden layer (4 * d_model in the paper).
 import torch
 from torch import nn
 
+from tutorial_code.validation import check_width
+
 # --8<-- [end:imports]
 
 
@@ -40,7 +42,9 @@ class FeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return the transformed token vectors, same shape as `x`."""
-        return self.linear2(self.dropout(torch.relu(self.linear1(x))))  # (B, T, d_model)
+        check_width(x, self.linear1.in_features, dims=None)  # any leading axes
+        # (B, T, d_model) -> (B, T, d_ff) -> (B, T, d_model)
+        return self.linear2(self.dropout(torch.relu(self.linear1(x))))
 
 
 # --8<-- [end:feed_forward]

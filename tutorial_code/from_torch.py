@@ -8,32 +8,43 @@ shows the comparison.
 
 # --8<-- [start:imports]
 import torch
-import torch.nn.functional as F
 from torch import nn
 
-from tutorial_code.decoder import DecoderLayer, Transformer
 from tutorial_code.encoder import EncoderLayer
 from tutorial_code.multi_head import MultiHeadAttention
+from tutorial_code.validation import (
+    check_torch_attention,
+    check_torch_layer,
+    check_torch_module,
+)
 
 # --8<-- [end:imports]
+# isort: split
+from tutorial_code.decoder import DecoderLayer, Transformer  # chapter 10 shows them first
 
 
 # --8<-- [start:multi_head_attention_from_torch]
-def multi_head_attention_from_torch(torch_attention: nn.MultiheadAttention) -> MultiHeadAttention:
-    """A [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] holding the weights of `torch_attention`.
+def multi_head_attention_from_torch(
+    torch_attention: nn.MultiheadAttention,
+) -> MultiHeadAttention:
+    """A [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] holding the
+    weights of `torch_attention`.
 
     `nn.MultiheadAttention` stores W_Q, W_K and W_V stacked in one
     `in_proj_weight` of shape (3 * d_model, d_model), and W_O as `out_proj`.
 
     Args:
-        torch_attention: A PyTorch module with equal query, key and value widths
-            (`kdim == vdim == embed_dim`) and no `add_bias_kv`.
+        torch_attention: An `nn.MultiheadAttention` with `batch_first=True`, with
+            or without biases; `kdim`, `vdim`, `add_bias_kv` and `add_zero_attn`
+            left at their defaults.
 
     Returns:
         A new module in the same training mode whose forward gives the same output.
 
     Raises:
-        ValueError: If `torch_attention` uses separate key/value widths or bias_k/bias_v.
+        TypeError: If `torch_attention` is not an `nn.MultiheadAttention`.
+        ValueError: If it uses an option this module does not have; the message
+            names it.
 
     Examples:
         >>> theirs = nn.MultiheadAttention(16, 4, batch_first=True)
@@ -42,18 +53,22 @@ def multi_head_attention_from_torch(torch_attention: nn.MultiheadAttention) -> M
         >>> torch.allclose(ours(x)[0], theirs(x, x, x)[0], atol=1e-6)
         True
     """
-    same_widths = torch_attention.kdim == torch_attention.vdim == torch_attention.embed_dim
-    if not same_widths or torch_attention.bias_k is not None:
-        raise ValueError("only nn.MultiheadAttention with kdim == vdim == embed_dim and no add_bias_kv is supported")
+    check_torch_attention(torch_attention)
     bias = torch_attention.in_proj_bias is not None
     ours = MultiHeadAttention(
-        torch_attention.embed_dim, torch_attention.num_heads, dropout=torch_attention.dropout, bias=bias
+        torch_attention.embed_dim,
+        torch_attention.num_heads,
+        dropout=torch_attention.dropout,
+        bias=bias,
     )
     copy_multi_head_attention_weights(torch_attention, ours)
     return ours.train(torch_attention.training)
 
 
-def copy_multi_head_attention_weights(source: nn.MultiheadAttention, target: MultiHeadAttention) -> None:
+def copy_multi_head_attention_weights(
+    source: nn.MultiheadAttention,
+    target: MultiHeadAttention,
+) -> None:
     """Copy the weights of `source` into `target` in place.
 
     Args:
@@ -78,16 +93,13 @@ def copy_multi_head_attention_weights(source: nn.MultiheadAttention, target: Mul
 
 
 # --8<-- [start:encoder_layer_from_torch]
-def _check_torch_layer(torch_layer: nn.Module, attention: nn.MultiheadAttention) -> None:
-    """Refuse a PyTorch layer this tutorial's layers cannot equal: sequence-first, or not ReLU."""
-    if not attention.batch_first:
-        raise ValueError("build the PyTorch layer with batch_first=True; this tutorial's tensors are (B, T, d_model)")
-    if not (torch_layer.activation is F.relu or isinstance(torch_layer.activation, nn.ReLU)):
-        raise ValueError("only activation='relu' is supported, as in the paper")
-
-
-def _copy_feed_forward_and_norms(torch_layer: nn.Module, ours: nn.Module, norms: tuple[str, ...]) -> None:
-    """Copy PyTorch's linear1/linear2 into `ours.feed_forward`, and each named LayerNorm with its eps."""
+def _copy_feed_forward_and_norms(
+    torch_layer: nn.Module,
+    ours: nn.Module,
+    norms: tuple[str, ...],
+) -> None:
+    """Copy PyTorch's linear1/linear2 into `ours.feed_forward`, and each named LayerNorm
+    with its eps."""
     ours.feed_forward.load_state_dict(
         {"linear1." + k: v for k, v in torch_layer.linear1.state_dict().items()}
         | {"linear2." + k: v for k, v in torch_layer.linear2.state_dict().items()}
@@ -98,7 +110,8 @@ def _copy_feed_forward_and_norms(torch_layer: nn.Module, ours: nn.Module, norms:
 
 
 def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
-    """Build an [`EncoderLayer`][tutorial_code.encoder.EncoderLayer] with the weights of `torch_layer`.
+    """Build an [`EncoderLayer`][tutorial_code.encoder.EncoderLayer] with the weights of
+    `torch_layer`.
 
     Args:
         torch_layer: A PyTorch encoder layer with `batch_first=True`, ReLU activation
@@ -108,16 +121,19 @@ def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> Encoder
         A new layer in the same training mode whose forward gives the same output.
 
     Raises:
-        ValueError: If `torch_layer` is not batch-first or does not use ReLU.
+        TypeError: If `torch_layer` is not an `nn.TransformerEncoderLayer`.
+        ValueError: If it is not batch-first, does not use ReLU or has no biases.
 
     Examples:
-        >>> theirs = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0, batch_first=True)
+        >>> theirs = nn.TransformerEncoderLayer(
+        ...     16, 4, dim_feedforward=32, dropout=0.0, batch_first=True
+        ... )
         >>> ours = encoder_layer_from_torch(theirs)
         >>> x = torch.randn(2, 5, 16)
         >>> torch.allclose(ours(x)[0], theirs(x), atol=1e-5)
         True
     """
-    _check_torch_layer(torch_layer, torch_layer.self_attn)
+    check_torch_layer(torch_layer, nn.TransformerEncoderLayer)
     attention = torch_layer.self_attn
     ours = EncoderLayer(
         attention.embed_dim,
@@ -139,13 +155,15 @@ def decoder_layer_from_torch(torch_layer: nn.TransformerDecoderLayer) -> Decoder
     """Build a [`DecoderLayer`][tutorial_code.decoder.DecoderLayer] with the weights of `torch_layer`.
 
     Args:
-        torch_layer: A PyTorch decoder layer with `batch_first=True` and ReLU activation.
+        torch_layer: A PyTorch decoder layer with `batch_first=True`, ReLU activation
+            and biases.
 
     Returns:
         A new layer in the same training mode whose forward gives the same output.
 
     Raises:
-        ValueError: If `torch_layer` is not batch-first or does not use ReLU.
+        TypeError: If `torch_layer` is not an `nn.TransformerDecoderLayer`.
+        ValueError: If it is not batch-first, does not use ReLU or has no biases.
 
     Examples:
         >>> theirs = nn.TransformerDecoderLayer(16, 4, dim_feedforward=32, dropout=0.0, batch_first=True)
@@ -154,7 +172,7 @@ def decoder_layer_from_torch(torch_layer: nn.TransformerDecoderLayer) -> Decoder
         >>> torch.allclose(ours(x, memory)[0], theirs(x, memory), atol=1e-5)
         True
     """
-    _check_torch_layer(torch_layer, torch_layer.self_attn)
+    check_torch_layer(torch_layer, nn.TransformerDecoderLayer)
     attention = torch_layer.self_attn
     ours = DecoderLayer(
         attention.embed_dim,
@@ -173,17 +191,20 @@ def transformer_from_torch(torch_model: nn.Transformer) -> Transformer:
     """Build a [`Transformer`][tutorial_code.decoder.Transformer] with the weights of `torch_model`.
 
     Args:
-        torch_model: A PyTorch `nn.Transformer` with `batch_first=True` and ReLU activation.
+        torch_model: A PyTorch `nn.Transformer` with `batch_first=True`, ReLU activation
+            and biases.
 
     Returns:
         A new model in the same training mode whose forward gives the same output.
 
     Raises:
-        ValueError: If `torch_model` is not batch-first or does not use ReLU.
+        TypeError: If `torch_model` is not an `nn.Transformer`.
+        ValueError: If it is not batch-first, does not use ReLU or has no biases.
     """
+    check_torch_module(torch_model, nn.Transformer, "torch_model")
     encoder_layers, decoder_layers = torch_model.encoder.layers, torch_model.decoder.layers
     first = encoder_layers[0]
-    _check_torch_layer(first, first.self_attn)
+    check_torch_layer(first, nn.TransformerEncoderLayer, "torch_model's first layer")
     ours = Transformer(
         first.self_attn.embed_dim,
         first.self_attn.num_heads,

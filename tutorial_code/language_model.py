@@ -28,8 +28,19 @@ from tqdm import tqdm
 
 from tutorial_code.encoder import EncoderLayer
 from tutorial_code.masks import causal_mask
-from tutorial_code.multi_head import EfficientMultiHeadAttention, combine_heads, split_heads
+from tutorial_code.multi_head import (
+    EfficientMultiHeadAttention,
+    combine_heads,
+    split_heads,
+)
 from tutorial_code.positional import LearnedPositionalEncoding
+from tutorial_code.validation import (
+    check_cache_step,
+    check_count,
+    check_counts,
+    check_sampling,
+    check_token_ids,
+)
 
 # --8<-- [end:imports]
 
@@ -69,6 +80,7 @@ class CharVocabulary:
         return torch.tensor([index[char] for char in text], dtype=torch.long)
 
     def decode(self, ids: torch.Tensor | list[int]) -> str:
+        check_token_ids(ids, len(self.chars), "ids", dims=1, empty_ok=True, lists=True)
         return "".join(self.chars[i] for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
 
 
@@ -82,6 +94,8 @@ def random_windows(
     ids: torch.Tensor, batch_size: int, context: int, generator: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """`batch_size` random windows of `context` characters, and the same windows shifted by one (the targets)."""
+    check_counts(batch_size=batch_size, context=context)
+    check_count(len(ids), "len(ids)", minimum=context + 2)  # room for a window
     starts = torch.randint(0, len(ids) - context - 1, (batch_size,), generator=generator)
     windows = torch.stack([ids[s : s + context + 1] for s in starts.tolist()])  # (B, context + 1)
     return windows[:, :-1], windows[:, 1:]
@@ -142,8 +156,7 @@ class CharTransformer(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Return `(logits, weights)`; position t sees positions 0..t only."""
-        if tokens.size(1) > self.context:
-            raise ValueError(f"at most {self.context} tokens fit the context, got {tokens.size(1)}; keep the last ones")
+        check_token_ids(tokens, self.embedding.num_embeddings, max_len=self.context)
         x = self.positions(self.embedding(tokens))  # (B, T, d_model)
         mask = causal_mask(tokens.size(1), device=tokens.device)
         all_weights = []
@@ -239,6 +252,7 @@ def trained_language_model(
 def bits_per_character(model: CharTransformer, ids: torch.Tensor) -> float:
     """Mean bits the model spends per character of `ids`, over windows of its context (each window's
     first character is predicted from less context than the others)."""
+    check_count(len(ids), "len(ids)", minimum=model.context + 1)
     model.eval()
     usable = (len(ids) - 1) // model.context * model.context
     inputs = ids[:usable].view(-1, model.context)
@@ -256,20 +270,34 @@ def bits_per_character(model: CharTransformer, ids: torch.Tensor) -> float:
 
 
 # --8<-- [start:baselines]
-def unigram_bpc(train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: int) -> float:
-    """Bits per character of a model that ignores context: each character's frequency in the training text.
+def unigram_bpc(
+    train_ids: torch.Tensor,
+    held_out_ids: torch.Tensor,
+    vocab_size: int,
+) -> float:
+    """Bits per character of a model that ignores context.
 
-    Add-one smoothing gives characters never seen in training a small probability instead of zero.
+    It predicts each character from its frequency in the training text. Add-one
+    smoothing gives characters never seen in training a small probability, not zero.
     """
     counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1
     log_p = torch.log2(counts / counts.sum())
     return -log_p[held_out_ids].mean().item()
 
 
-def bigram_bpc(train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: int) -> float:
-    """Bits per character of a model that sees one character back: P(next | previous), add-one smoothed."""
+def bigram_bpc(
+    train_ids: torch.Tensor,
+    held_out_ids: torch.Tensor,
+    vocab_size: int,
+) -> float:
+    """Bits per character of a model that sees one character back.
+
+    It predicts P(next | previous) from the pairs of the training text, add-one
+    smoothed.
+    """
     pairs = train_ids[:-1] * vocab_size + train_ids[1:]
-    counts = torch.bincount(pairs, minlength=vocab_size * vocab_size).double().view(vocab_size, vocab_size) + 1
+    counts = torch.bincount(pairs, minlength=vocab_size * vocab_size).double()
+    counts = counts.view(vocab_size, vocab_size) + 1  # (previous, next), add-one
     log_p = torch.log2(counts / counts.sum(dim=1, keepdim=True))
     return -log_p[held_out_ids[:-1], held_out_ids[1:]].mean().item()
 
@@ -280,10 +308,10 @@ def bigram_bpc(train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: 
 # --8<-- [start:kv_cache]
 @dataclass
 class KVCache:
-    """The keys and values of every position processed so far, one pair of tensors per layer.
+    """The keys and values of every position processed so far, one pair per layer.
 
     Attributes:
-        keys: One tensor (B, h, t, d_k) per layer, or an empty list before the first call.
+        keys: One tensor (B, h, t, d_k) per layer; empty before the first call.
         values: The same for the values.
     """
 
@@ -298,44 +326,51 @@ class KVCache:
 
 @torch.no_grad()
 def forward_with_cache(
-    model: CharTransformer, tokens: torch.Tensor, cache: KVCache, position_offset: int | None = None
+    model: CharTransformer,
+    tokens: torch.Tensor,
+    cache: KVCache,
+    position_offset: int | None = None,
 ) -> torch.Tensor:
-    """Logits for `tokens` (B, n), the positions right after those in `cache`; adds their keys and values to it.
+    """Logits for `tokens` (B, n), the positions right after those in `cache`.
 
-    Each layer computes queries, keys and values for the new tokens only. The new keys and
-    values join the cached ones, and the new queries attend over all of them, so the past is
-    never recomputed. The result equals the last n positions of `model(all tokens)`.
+    Each layer computes queries, keys and values for the new tokens only. The new keys
+    and values join the cached ones (the cache grows by n positions), and the new
+    queries attend over all of them, so the past is never recomputed. The result
+    equals the last n positions of `model(all tokens)`.
 
     Args:
-        model: A pre-norm [`CharTransformer`][tutorial_code.language_model.CharTransformer], in eval mode.
+        model: A pre-norm, eval-mode
+            [`CharTransformer`][tutorial_code.language_model.CharTransformer].
         tokens: The new token ids, (B, n).
         cache: The keys and values of the earlier positions; updated in place.
-        position_offset: The position of the first new token. Defaults to `cache.length`, the only
-            right value; anything else shifts the position vectors (a bug, shown on the troubleshooting page).
+        position_offset: The position of the first new token. Defaults to
+            `cache.length`, the only right value; anything else shifts the position
+            vectors (a bug, shown on the troubleshooting page).
 
     Returns:
         Logits, (B, n, V).
 
     Raises:
-        ValueError: If the tokens would go past the model's context.
+        ValueError: If a token id is outside the vocabulary, the cache holds another
+            batch size, or the tokens would go past the model's context (see
+            [`check_cache_step`][tutorial_code.validation.check_cache_step]).
     """
     offset = cache.length if position_offset is None else position_offset
+    check_cache_step(model, tokens, cache, offset)
     n = tokens.size(1)
-    if cache.length + n > model.context:
-        raise ValueError(
-            f"the cache holds {cache.length} positions and {n} more do not fit the context of {model.context}; "
-            "start a new cache from the last tokens"
-        )
-    x = model.embedding(tokens) + model.positions.table[offset : offset + n]  # (B, n, d_model)
-    # New queries see every cached key and the new keys up to their own: rows t..t+n-1 of a causal mask.
-    # A single new token sees everything, so it needs no mask at all.
-    allowed = None if n == 1 else causal_mask(cache.length + n, device=tokens.device)[cache.length :]
-    for index, layer in enumerate(model.layers):  # pre-norm layers: x + attention(norm1(x)), then the FFN
+    positions = model.positions.table[offset : offset + n]  # the new tokens' positions
+    x = model.embedding(tokens) + positions  # (B, n, d_model)
+    # New queries see every cached key and the new keys up to their own: rows
+    # t..t+n-1 of a causal mask. A single new token sees everything: no mask at all.
+    t = cache.length
+    allowed = None if n == 1 else causal_mask(t + n, device=tokens.device)[t:]
+    # Pre-norm layers: x + attention(norm1(x)), then x + FFN(norm2(x)).
+    for index, layer in enumerate(model.layers):
         attention, h = layer.attention, layer.norm1(x)
         Q = split_heads(attention.W_Q(h), attention.num_heads)  # (B, h, n, d_k)
         K = split_heads(attention.W_K(h), attention.num_heads)
         V = split_heads(attention.W_V(h), attention.num_heads)
-        if index < len(cache.keys):  # keys and values of the earlier positions, computed once
+        if index < len(cache.keys):  # the earlier positions, computed once
             K = torch.cat([cache.keys[index], K], dim=2)  # (B, h, t + n, d_k)
             V = torch.cat([cache.values[index], V], dim=2)
             cache.keys[index], cache.values[index] = K, V
@@ -374,12 +409,13 @@ def generate(
     nothing better).
 
     Raises:
-        ValueError: If `temperature` is not positive or the prompt is empty.
+        ValueError: If the prompt is empty or holds an id outside the vocabulary,
+            `new_tokens` is negative, `temperature` is not a finite number above 0,
+            or `top_k` is not in 1..V.
     """
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}; for the single most likely token use top_k=1")
-    if len(prompt) == 0:
-        raise ValueError("the prompt needs at least one token")
+    check_token_ids(prompt, model.embedding.num_embeddings, "prompt", dims=1)
+    check_count(new_tokens, "new_tokens", minimum=0)
+    check_sampling(temperature, top_k, model.embedding.num_embeddings)
     model.eval()
     ids, cache = prompt.clone(), None
     for _ in range(new_tokens):

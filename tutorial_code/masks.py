@@ -53,10 +53,13 @@ def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Ten
         tensor([[ True,  True,  True, False],
                 [ True, False, False, False]])
     """
-    if not isinstance(lengths, torch.Tensor) or lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
-        raise TypeError(f"lengths must be an integer tensor of shape (B,), got {_describe(lengths)}")
+    is_tensor = isinstance(lengths, torch.Tensor)
+    if not is_tensor or lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
+        got = _describe(lengths)
+        raise TypeError(f"lengths must be an integer tensor of shape (B,), got {got}")
     if lengths.dim() != 1:
-        raise ValueError(f"lengths must have shape (B,), got shape {tuple(lengths.shape)}")
+        shape = tuple(lengths.shape)
+        raise ValueError(f"lengths must have shape (B,), got shape {shape}")
     if (lengths < 0).any():
         raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
     if max_len is None:
@@ -94,7 +97,8 @@ def padding_mask_from_tokens(tokens: torch.Tensor, pad_id: int = 0) -> torch.Ten
         tensor([ True,  True, False, False])
     """
     if tokens.dim() != 2:
-        raise ValueError(f"tokens must have shape (B, T), got shape {tuple(tokens.shape)}")
+        shape = tuple(tokens.shape)
+        raise ValueError(f"tokens must have shape (B, T), got shape {shape}")
     return (tokens != pad_id)[:, None, None, :]  # (B, 1, 1, T)
 
 
@@ -156,8 +160,99 @@ def to_torch_multihead_mask(mask: torch.Tensor) -> torch.Tensor:
                 [False, False]])
     """
     if mask.dtype != torch.bool:
-        raise TypeError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}")
+        raise TypeError(
+            "mask must be a boolean tensor (True = may attend), "
+            f"got dtype {mask.dtype}; "
+            "for a 0/1 mask with 1 = may attend, pass mask.bool()"
+        )
     return ~mask
 
 
 # --8<-- [end:to_torch_multihead_mask]
+
+
+def merge_masks(
+    mask: torch.Tensor | None,
+    key_padding_mask: torch.Tensor | None,
+    query: torch.Tensor,
+    key: torch.Tensor,
+) -> torch.Tensor | None:
+    """The one mask attention applies: `mask` and `key_padding_mask` together, after checking both.
+
+    Two masks answer two questions. `mask` says which keys each query may see, the same for every
+    sequence (a causal mask), or per sequence with all four axes. `key_padding_mask` says which
+    keys of each sequence are real tokens. Keeping them apart, as `nn.MultiheadAttention` does,
+    means a (B, T) padding mask is never read as (T_q, T_k) when B happens to equal T_q.
+
+    Args:
+        mask: None; or a boolean mask (`True` = may attend) or a float mask (added to the scores)
+            of shape (T_q, T_k) exactly, or of four axes broadcastable to (B, h, T_q, T_k).
+        key_padding_mask: None, or a boolean mask of shape (B, T_k): `True` for a real token, which
+            may be attended, `False` for padding (the opposite of PyTorch's `key_padding_mask`).
+        query: The queries, (B, T_q, ...); only the sizes are read.
+        key: The keys, (B, T_k, ...); only the sizes are read.
+
+    Returns:
+        None if both masks are None, `mask` itself if there is no padding mask, else both combined,
+        broadcastable to (B, h, T_q, T_k): a boolean `mask` and the padding are combined with `&`, a
+        float mask gets `-inf` at the padding.
+
+    Raises:
+        TypeError: If a mask is not a tensor, `mask` is neither boolean nor floating point, or
+            `key_padding_mask` is not boolean.
+        ValueError: If `mask` has neither 2 nor 4 axes, a 2-D `mask` is not (T_q, T_k), or
+            `key_padding_mask` is not (B, T_k).
+
+    Shape:
+        - mask: (T_q, T_k), or broadcastable to (B, h, T_q, T_k) with four axes
+        - key_padding_mask: (B, T_k)
+        - output: broadcastable to (B, h, T_q, T_k)
+
+    Examples:
+        >>> x = torch.zeros(2, 3, 8)  # (B=2, T=3, d_model=8)
+        >>> merged = merge_masks(causal_mask(3), torch.tensor([[True, True, False], [True, True, True]]), x, x)
+        >>> merged.shape
+        torch.Size([2, 1, 3, 3])
+        >>> merged[0, 0]
+        tensor([[ True, False, False],
+                [ True,  True, False],
+                [ True,  True, False]])
+    """
+    if mask is None and key_padding_mask is None:
+        return None
+    if query.dim() < 2 or key.dim() < 2:
+        raise ValueError(f"query and key must be (B, T, ...), got shapes {tuple(query.shape)} and {tuple(key.shape)}")
+    (batch, query_len), key_len = query.shape[:2], key.size(1)
+    if mask is not None:
+        if not isinstance(mask, torch.Tensor):
+            raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+        if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
+            raise TypeError(
+                f"mask must be boolean (True = may attend) or floating point (added to the scores), "
+                f"got dtype {mask.dtype}; for a 0/1 mask use mask.bool()"
+            )
+        if mask.dim() == 2 and mask.shape != (query_len, key_len):
+            raise ValueError(
+                f"a 2-D mask is read as (T_q, T_k) = {(query_len, key_len)}, got shape {tuple(mask.shape)}; "
+                "a (B, T_k) padding mask goes in key_padding_mask (True = real token)"
+            )
+        if mask.dim() != 2 and mask.dim() != 4:  # 3 axes could be (B, T_q, T_k) or (h, T_q, T_k)
+            raise ValueError(
+                f"mask must be (T_q, T_k) = {(query_len, key_len)} or have four axes, broadcastable to "
+                f"(B, h, T_q, T_k), got shape {tuple(mask.shape)}; a (B, T_k) padding mask goes in key_padding_mask"
+            )
+    if key_padding_mask is None:
+        return mask
+    if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool:
+        raise TypeError(
+            f"key_padding_mask must be boolean, True for a real token (the opposite of nn.MultiheadAttention's), "
+            f"got {_describe(key_padding_mask)}"
+        )
+    if key_padding_mask.shape != (batch, key_len):
+        raise ValueError(
+            f"key_padding_mask must have shape (B, T_k) = {(batch, key_len)}, got {tuple(key_padding_mask.shape)}"
+        )
+    keep = key_padding_mask[:, None, None, :]  # (B, 1, 1, T_k): broadcasts over heads and queries
+    if mask is None:
+        return keep
+    return mask & keep if mask.dtype == torch.bool else torch.where(keep, mask, float("-inf"))

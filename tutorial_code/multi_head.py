@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from tutorial_code.attention import _check_mask, scaled_dot_product_attention
+from tutorial_code.masks import merge_masks
 
 # --8<-- [end:imports]
 
@@ -45,7 +46,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 
 # --8<-- [start:combine_heads]
 def combine_heads(x: torch.Tensor) -> torch.Tensor:
-    """Undo [`split_heads`][tutorial_code.multi_head.split_heads]: concatenate the heads.
+    """Undo [`split_heads`][tutorial_code.multi_head.split_heads]: join the heads.
 
     Args:
         x: Per-head outputs, shape (B, h, T, d_k).
@@ -86,7 +87,8 @@ class MultiHeadAttention(nn.Module):
     Shape:
         - query: (B, T_q, d_model)
         - key, value: (B, T_k, d_model); default to `query` (self-attention)
-        - mask: broadcastable to (B, h, T_q, T_k)
+        - mask: (T_q, T_k), or four axes broadcastable to (B, h, T_q, T_k)
+        - key_padding_mask: (B, T_k), `True` = a real token (PyTorch's is the opposite)
         - output: (B, T_q, d_model)
         - weights: (B, h, T_q, T_k)
 
@@ -97,7 +99,13 @@ class MultiHeadAttention(nn.Module):
         (torch.Size([2, 5, 16]), torch.Size([2, 4, 5, 5]))
     """
 
-    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+    ) -> None:
         super().__init__()
         if num_heads < 1 or d_model % num_heads != 0:
             raise ValueError(
@@ -119,11 +127,13 @@ class MultiHeadAttention(nn.Module):
         key: torch.Tensor | None = None,
         value: torch.Tensor | None = None,
         mask: torch.Tensor | None = None,
+        key_padding_mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Return `(output, weights)`; `key` and `value` default to `query`."""
         key = query if key is None else key
         value = key if value is None else value
         self._check_inputs(query, key, value)
+        mask = merge_masks(mask, key_padding_mask, query, key)  # both masks as one
         Q = split_heads(self.W_Q(query), self.num_heads)  # (B, h, T_q, d_k)
         K = split_heads(self.W_K(key), self.num_heads)  # (B, h, T_k, d_k)
         V = split_heads(self.W_V(value), self.num_heads)  # (B, h, T_k, d_k)
@@ -131,22 +141,32 @@ class MultiHeadAttention(nn.Module):
         return self.W_O(combine_heads(heads)), weights  # (B, T_q, d_model)
 
     def attend(
-        self, Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None
+        self,
+        Q: torch.Tensor,
+        K: torch.Tensor,
+        V: torch.Tensor,
+        mask: torch.Tensor | None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Scaled dot-product attention in every head at once."""
         dropout_p = self.dropout.p if self.training else 0.0
         return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
 
-    def _check_inputs(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+    def _check_inputs(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+    ) -> None:
         for name, x in (("query", query), ("key", key), ("value", value)):
             if x.dim() != 3 or x.size(-1) != self.d_model:
-                raise ValueError(f"{name} must have shape (B, T, d_model={self.d_model}), got shape {tuple(x.shape)}")
+                message = f"{name} must have shape (B, T, d_model={self.d_model})"
+                raise ValueError(f"{message}, got shape {tuple(x.shape)}")
         if key.shape[:2] != value.shape[:2]:
-            raise ValueError(
-                f"key and value must have the same (B, T_k), got {tuple(key.shape)} and {tuple(value.shape)}"
-            )
+            shapes = f"{tuple(key.shape)} and {tuple(value.shape)}"
+            raise ValueError(f"key and value must have the same (B, T_k), got {shapes}")
         if query.size(0) != key.size(0):
-            raise ValueError(f"query and key must have the same batch size, got {query.size(0)} and {key.size(0)}")
+            sizes = f"got {query.size(0)} and {key.size(0)}"
+            raise ValueError(f"query and key must have the same batch size, {sizes}")
 
 
 # --8<-- [end:multi_head_attention]
@@ -154,12 +174,13 @@ class MultiHeadAttention(nn.Module):
 
 # --8<-- [start:efficient_multi_head_attention]
 class EfficientMultiHeadAttention(MultiHeadAttention):
-    """[`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] on PyTorch's fused kernel.
+    """`MultiHeadAttention` on PyTorch's fused attention kernel.
 
-    Same parameters and same results, but the attention itself runs in
-    `torch.nn.functional.scaled_dot_product_attention`, whose fused kernels do not store the
-    (B, h, T_q, T_k) weights (its fallback math kernel does). The price: it returns `None`
-    instead of the weights.
+    Same parameters and same results as
+    [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention],
+    but the attention itself runs in `torch.nn.functional.scaled_dot_product_attention`,
+    whose fused kernels do not store the (B, h, T_q, T_k) weights (its fallback math
+    kernel does). The price: it returns `None` instead of the weights.
 
     Args:
         d_model: Width of the token vectors.
@@ -169,7 +190,7 @@ class EfficientMultiHeadAttention(MultiHeadAttention):
 
     Shape:
         - query: (B, T_q, d_model)
-        - mask: broadcastable to (B, h, T_q, T_k)
+        - mask, key_padding_mask: as in `MultiHeadAttention`
         - output: (B, T_q, d_model)
 
     Examples:
@@ -180,14 +201,18 @@ class EfficientMultiHeadAttention(MultiHeadAttention):
     """
 
     def attend(
-        self, Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None
+        self,
+        Q: torch.Tensor,
+        K: torch.Tensor,
+        V: torch.Tensor,
+        mask: torch.Tensor | None,
     ) -> tuple[torch.Tensor, None]:
         """Fused attention in every head at once; the weights are not kept."""
         if mask is not None:
             _check_mask(mask, torch.Size((*Q.shape[:-1], K.size(-2))))
         dropout_p = self.dropout.p if self.training else 0.0
         # Same mask convention as ours (True = may attend), so no conversion.
-        heads = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask, dropout_p=dropout_p)
+        heads = F.scaled_dot_product_attention(Q, K, V, mask, dropout_p)
         return heads, None
 
 

@@ -14,6 +14,8 @@ import math
 import torch
 from torch import nn
 
+from tutorial_code.validation import check_counts
+
 # --8<-- [end:imports]
 
 
@@ -40,10 +42,14 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
         tensor([0.0000, 0.8415, 0.9093, 0.1411])
     """
     if max_len < 1 or d_model < 2 or d_model % 2:
-        raise ValueError(f"need max_len >= 1 and an even d_model >= 2, got max_len={max_len}, d_model={d_model}")
+        raise ValueError(
+            f"need max_len >= 1 and an even d_model >= 2, got {max_len=}, {d_model=}",
+        )
     position = torch.arange(max_len, dtype=torch.float32)[:, None]  # (max_len, 1)
-    # One frequency per feature pair, from 1 down to 1/10000: wavelengths 2*pi .. 10000*2*pi.
-    frequency = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))  # (d_model/2,)
+    # One frequency per feature pair, from 1 down to 1/10000:
+    # wavelengths 2*pi .. 10000*2*pi.
+    exponent = torch.arange(0, d_model, 2) / d_model  # 2i / d_model
+    frequency = torch.exp(-math.log(10000.0) * exponent)  # (d_model/2,)
     table = torch.zeros(max_len, d_model)
     table[:, 0::2] = torch.sin(position * frequency)
     table[:, 1::2] = torch.cos(position * frequency)
@@ -55,12 +61,13 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
 
 # --8<-- [start:shift_rotation]
 def shift_rotation(k: int, d_model: int) -> torch.Tensor:
-    """The matrix R_k that moves every sinusoidal position vector k positions on: `PE[pos + k] = R_k @ PE[pos]`.
+    """The matrix R_k that moves every sinusoidal position vector k positions on.
 
-    Each feature pair (sin, cos) of one frequency is a point on a circle; moving k positions on
-    turns it by the angle `k * frequency`, whatever `pos` is. R_k is block-diagonal, one 2x2
-    rotation per pair, and depends on k alone. That is what lets a linear map (a query or key
-    projection) express "k positions to the left" once for every position.
+    `PE[pos + k] = R_k @ PE[pos]`. Each feature pair (sin, cos) of one frequency is a
+    point on a circle; moving k positions on turns it by the angle `k * frequency`,
+    whatever `pos` is. R_k is block-diagonal, one 2x2 rotation per pair, and depends
+    on k alone. That is what lets a linear map (a query or key projection) express
+    "k positions to the left" once for every position.
 
     Args:
         k: The shift in positions; negative shifts move back.
@@ -74,12 +81,14 @@ def shift_rotation(k: int, d_model: int) -> torch.Tensor:
 
     Examples:
         >>> table = sinusoidal_table(max_len=20, d_model=8)
-        >>> torch.allclose(table[:15] @ shift_rotation(5, 8).T, table[5:], atol=1e-5)  # every row moved 5 on
+        >>> moved = table[:15] @ shift_rotation(5, 8).T  # every row moved 5 on
+        >>> torch.allclose(moved, table[5:], atol=1e-5)
         True
     """
     if d_model < 2 or d_model % 2:
         raise ValueError(f"need an even d_model >= 2, got d_model={d_model}")
-    frequency = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))  # as in the table
+    exponent = torch.arange(0, d_model, 2) / d_model  # as in the table
+    frequency = torch.exp(-math.log(10000.0) * exponent)  # (d_model/2,)
     cos, sin = torch.cos(k * frequency), torch.sin(k * frequency)
     rotation = torch.zeros(d_model, d_model)
     # sin(a + b) = sin a cos b + cos a sin b;  cos(a + b) = cos a cos b - sin a sin b
@@ -97,11 +106,13 @@ def shift_rotation(k: int, d_model: int) -> torch.Tensor:
 def _check_positions(x: torch.Tensor, table: torch.Tensor) -> None:
     max_len, d_model = table.shape
     if x.dim() != 3 or x.size(-1) != d_model:
-        raise ValueError(f"x must have shape (B, T, d_model={d_model}), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have shape (B, T, d_model={d_model}), got shape {tuple(x.shape)}",
+        )
     if x.size(1) > max_len:
         raise ValueError(
-            f"sequence length {x.size(1)} exceeds max_len={max_len} of the position table; "
-            f"build the encoding with max_len >= {x.size(1)}"
+            f"sequence length {x.size(1)} exceeds max_len={max_len} of the position "
+            f"table; build the encoding with max_len >= {x.size(1)}"
         )
 
 
@@ -133,7 +144,8 @@ class SinusoidalPositionalEncoding(nn.Module):
     def __init__(self, d_model: int, max_len: int = 512) -> None:
         super().__init__()
         # A buffer, not a parameter: it moves with .to(device) but is never trained.
-        self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
+        table = sinusoidal_table(max_len, d_model)
+        self.register_buffer("table", table, persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return `x` plus the position vectors of its first T positions."""
@@ -168,6 +180,7 @@ class LearnedPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 512) -> None:
         super().__init__()
+        check_counts(d_model=d_model, max_len=max_len)
         # Small initial values, so positions start as a nudge, not as noise.
         self.table = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
 

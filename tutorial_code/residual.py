@@ -8,13 +8,14 @@ import torch
 from torch import nn
 
 from tutorial_code.feed_forward import FeedForward
+from tutorial_code.validation import check_counts
 
 # --8<-- [end:imports]
 
 
 # --8<-- [start:block]
 class Block(nn.Module):
-    """A feed-forward sub-layer, with or without its residual connection and its LayerNorm.
+    """A feed-forward sub-layer, with or without its residual connection and LayerNorm.
 
     With both it computes `norm(x + ffn(x))` (post-norm, as in the paper). Without
     the residual, every layer must pass the whole signal (and the whole gradient)
@@ -42,10 +43,18 @@ class Block(nn.Module):
         return self.norm(x + update if self.residual else update)
 
 
+# --8<-- [end:block]
+
+
+# --8<-- [start:gradient_norm_per_layer]
 def gradient_norm_per_layer(
-    num_layers: int = 32, residual: bool = True, norm: bool = True, d_model: int = 64, seed: int = 0
+    num_layers: int = 32,
+    residual: bool = True,
+    norm: bool = True,
+    d_model: int = 64,
+    seed: int = 0,
 ) -> list[float]:
-    """Gradient norm of each layer's first weight matrix, for a random regression target.
+    """Gradient norm of each layer's first weight matrix, for a random target.
 
     Args:
         num_layers: Depth of the stack. Defaults to 32.
@@ -57,6 +66,7 @@ def gradient_norm_per_layer(
     Returns:
         One gradient norm per layer, from the first layer (index 0) to the last.
     """
+    check_counts(num_layers=num_layers, d_model=d_model)
     torch.manual_seed(seed)
     stack = nn.Sequential(*(Block(d_model, residual, norm) for _ in range(num_layers)))
     x, target = torch.randn(8, 16, d_model), torch.randn(8, 16, d_model)
@@ -64,4 +74,4 @@ def gradient_norm_per_layer(
     return [block.feed_forward.linear1.weight.grad.norm().item() for block in stack]
 
 
-# --8<-- [end:block]
+# --8<-- [end:gradient_norm_per_layer]

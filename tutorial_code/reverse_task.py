@@ -21,6 +21,7 @@ from tqdm import tqdm
 from tutorial_code.decoder import Transformer
 from tutorial_code.masks import causal_mask
 from tutorial_code.positional import SinusoidalPositionalEncoding
+from tutorial_code.validation import check_count, check_token_ids
 
 # --8<-- [end:imports]
 
@@ -39,7 +40,9 @@ def reversal_batch(
 
 
 def shift_right(target: torch.Tensor) -> torch.Tensor:
-    """The decoder's input under teacher forcing: the start token, then the target without its last token.
+    """The decoder's input under teacher forcing: the target shifted right by one.
+
+    The start token comes first, then the target without its last token.
 
     Examples:
         >>> shift_right(torch.tensor([[7, 8, 9]]))
@@ -54,10 +57,12 @@ def shift_right(target: torch.Tensor) -> torch.Tensor:
 
 # --8<-- [start:model]
 class Seq2SeqModel(nn.Module):
-    """Token ids in, next-token logits out: embeddings, sinusoidal positions, a Transformer, an output layer.
+    """Token ids in, next-token logits out.
+
+    Embeddings, sinusoidal positions, a Transformer and an output layer.
 
     Args:
-        vocab_size: Number of token ids. Defaults to 11 (ten digits and the start token).
+        vocab_size: Number of token ids. Defaults to 11 (ten digits, the start token).
         d_model: Width of the token vectors. Defaults to 32.
         num_heads: Attention heads. Defaults to 4.
         num_layers: Encoder layers, and as many decoder layers. Defaults to 1.
@@ -67,10 +72,13 @@ class Seq2SeqModel(nn.Module):
 
     Shape:
         - source: (B, S) token ids; target_input: (B, T) token ids
-        - output: logits (B, T, vocab_size), and each decoder layer's cross-attention weights (B, h, T, S)
+        - output: logits (B, T, vocab_size), and each decoder layer's cross-attention
+          weights (B, h, T, S)
 
     Examples:
-        >>> logits, cross = Seq2SeqModel()(torch.zeros(2, 8, dtype=torch.long), torch.zeros(2, 3, dtype=torch.long))
+        >>> source = torch.zeros(2, 8, dtype=torch.long)
+        >>> target_input = torch.zeros(2, 3, dtype=torch.long)
+        >>> logits, cross = Seq2SeqModel()(source, target_input)
         >>> logits.shape, cross[0].shape
         (torch.Size([2, 3, 11]), torch.Size([2, 4, 3, 8]))
     """
@@ -86,12 +94,14 @@ class Seq2SeqModel(nn.Module):
         max_len: int = 32,
     ) -> None:
         super().__init__()
-        # One embedding table for source and target. Its entries start with variance 1, as large as
-        # the position vectors; scaling them by sqrt(d_model), as the paper does for its smaller
-        # initial embeddings, would drown the positions that reversal depends on.
+        # One embedding table for source and target. Its entries start with variance 1,
+        # as large as the position vectors; scaling them by sqrt(d_model), as the paper
+        # does for its smaller initial embeddings, would drown the positions that
+        # reversal depends on.
         self.embedding = nn.Embedding(vocab_size, d_model)
         self.positions = SinusoidalPositionalEncoding(d_model, max_len)
-        self.transformer = Transformer(d_model, num_heads, num_layers, num_layers, d_ff, dropout)
+        n = num_layers  # encoder layers, and as many decoder layers
+        self.transformer = Transformer(d_model, num_heads, n, n, d_ff, dropout)
         self.output = nn.Linear(d_model, vocab_size)
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -100,10 +110,17 @@ class Seq2SeqModel(nn.Module):
     def forward(
         self, source: torch.Tensor, target_input: torch.Tensor, causal: bool = True
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """Return `(logits, cross_weights)`; `causal=False` drops the target's causal mask (a bug, for the demo)."""
+        """Return `(logits, cross_weights)`.
+
+        `causal=False` drops the target's causal mask: a bug, for the demonstration.
+        """
+        check_token_ids(source, self.embedding.num_embeddings, "source")
+        check_token_ids(target_input, self.embedding.num_embeddings, "target_input")
         memory = self.transformer.encode(self.embed(source))
-        target_mask = causal_mask(target_input.size(1), device=target_input.device) if causal else None
-        decoded, cross_weights = self.transformer.decode(self.embed(target_input), memory, target_mask=target_mask)
+        T = target_input.size(1)
+        target_mask = causal_mask(T, device=target_input.device) if causal else None
+        target = self.embed(target_input)
+        decoded, cross_weights = self.transformer.decode(target, memory, target_mask)
         return self.output(decoded), cross_weights
 
 
@@ -112,19 +129,29 @@ class Seq2SeqModel(nn.Module):
 
 # --8<-- [start:greedy]
 @torch.no_grad()
-def greedy_decode(model: Seq2SeqModel, source: torch.Tensor, length: int) -> torch.Tensor:
-    """Write `length` tokens for each source, each time taking the most likely next token. Returns (B, length)."""
+def greedy_decode(
+    model: Seq2SeqModel,
+    source: torch.Tensor,
+    length: int,
+) -> torch.Tensor:
+    """Write `length` tokens for each source, each time the most likely next token.
+
+    Returns the written tokens, (B, length), without the start token.
+    """
+    check_count(length, "length", minimum=0)
     model.eval()
-    written = torch.full((source.size(0), 1), BOS, dtype=torch.long)  # (B, 1): the start token
+    written = torch.full((source.size(0), 1), BOS, dtype=torch.long)  # (B, 1): BOS
     for _ in range(length):
-        logits, _ = model(source, written)  # (B, t, V): one prediction per position so far
-        next_token = logits[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1): the newest position's best guess
+        logits, _ = model(source, written)  # (B, t, V): a guess at every position
+        # the newest position's most likely token: (B, 1)
+        next_token = logits[:, -1].argmax(dim=-1, keepdim=True)
         written = torch.cat([written, next_token], dim=1)
     return written[:, 1:]  # without the start token
 
 
 def sequence_accuracy(model: Seq2SeqModel, sequences: int = 512) -> float:
-    """Share of held-out sources (seed 1234) whose reversal greedy decoding writes exactly."""
+    """Share of held-out sources (seed 1234) that greedy decoding reverses exactly."""
+    check_count(sequences, "sequences")
     source, target = reversal_batch(sequences, 8, torch.Generator().manual_seed(1234))
     written = greedy_decode(model, source, target.size(1))
     return (written == target).all(dim=1).float().mean().item()

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
+from tutorial_code.validation import check_counts
 
 # --8<-- [end:imports]
 
@@ -41,6 +42,7 @@ def make_batch(
         >>> torch.allclose(targets, numbers.sum(dim=1) / TARGET_SCALE)
         True
     """
+    check_counts(batch_size=batch_size, seq_len=seq_len)
     numbers = torch.randint(0, 10, (batch_size, seq_len), generator=generator).float()
     return numbers, numbers.sum(dim=1) / TARGET_SCALE
 
@@ -50,22 +52,26 @@ def make_batch(
 
 # --8<-- [start:train_sum_model]
 def train_sum_model(steps: int = 500, seed: int = 0, **options: object) -> TrainResult:
-    """Train a [`DigitModel`][tutorial_code.digit_model.DigitModel] to add up digits: MSE on scaled sums.
+    """Train a [`DigitModel`][tutorial_code.digit_model.DigitModel] to add up digits:
+    MSE on scaled sums.
 
     Args:
         steps: Optimizer steps. Defaults to 500.
         seed: Seed of the weights, the dropout and the data. Defaults to 0.
-        **options: Passed on to [`train_digit_model`][tutorial_code.digit_model.train_digit_model]:
-            `lr`, `norm_first`, `model`, `warmup_steps`, `clip_norm`, `device`, ...
+        **options: Passed on to
+            [`train_digit_model`][tutorial_code.digit_model.train_digit_model]: `lr`,
+            `norm_first`, `model`, `warmup_steps`, `clip_norm`, `device`, ...
 
     Returns:
-        A [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is the held-out MSE.
+        A [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is the
+        held-out MSE.
 
     Examples:
         >>> len(train_sum_model(steps=3).losses)
         3
     """
-    return train_digit_model(make_batch, nn.MSELoss(), steps=steps, seed=seed, **options)
+    loss_fn = nn.MSELoss()
+    return train_digit_model(make_batch, loss_fn, steps=steps, seed=seed, **options)
 
 
 # --8<-- [end:train_sum_model]

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
+from tutorial_code.validation import check_counts
 
 # --8<-- [end:imports]
 
@@ -34,17 +35,24 @@ def first_minus_last_batch(
         `(numbers, targets)` of shapes (B, T) and (B,).
 
     Examples:
-        >>> numbers, targets = first_minus_last_batch(2, 4, torch.Generator().manual_seed(0))
+        >>> generator = torch.Generator().manual_seed(0)
+        >>> numbers, targets = first_minus_last_batch(2, 4, generator)
         >>> torch.equal(targets, numbers[:, 0] - numbers[:, -1])
         True
     """
+    check_counts(batch_size=batch_size, seq_len=seq_len)
     numbers = torch.randint(0, 10, (batch_size, seq_len), generator=generator).float()
     return numbers, numbers[:, 0] - numbers[:, -1]
 
 
 @functools.cache
-def train_first_minus_last(positional: str, steps: int = 600, seed: int = 0, device: str = "cpu") -> TrainResult:
-    """Train on first-minus-last with the given positional encoding (cached per process).
+def train_first_minus_last(
+    positional: str,
+    steps: int = 600,
+    seed: int = 0,
+    device: str = "cpu",
+) -> TrainResult:
+    """Train on first-minus-last with a positional encoding (cached per process).
 
     Args:
         positional: `"learned"`, `"sinusoidal"` or `"none"`.
@@ -53,11 +61,19 @@ def train_first_minus_last(positional: str, steps: int = 600, seed: int = 0, dev
         device: Where to train. Defaults to `"cpu"`.
 
     Returns:
-        The [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is an MSE.
+        The [`TrainResult`][tutorial_code.digit_model.TrainResult]; its
+            `eval_loss` is an MSE.
     """
     torch.manual_seed(seed)
     model = DigitModel(positional=positional)
-    return train_digit_model(first_minus_last_batch, nn.MSELoss(), steps=steps, seed=seed, model=model, device=device)
+    return train_digit_model(
+        first_minus_last_batch,
+        nn.MSELoss(),
+        steps=steps,
+        seed=seed,
+        model=model,
+        device=device,
+    )
 
 
 # --8<-- [end:first_minus_last]
@@ -67,7 +83,7 @@ def train_first_minus_last(positional: str, steps: int = 600, seed: int = 0, dev
 def argmax_batch(
     batch_size: int = 64, seq_len: int = 8, generator: torch.Generator | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Distinct digits and the position of the largest one: attention must pick one token.
+    """Distinct digits and the position of the largest: attention must pick one token.
 
     Args:
         batch_size: Number of sequences B. Defaults to 64.
@@ -78,23 +94,32 @@ def argmax_batch(
         `(numbers, targets)`: shape (B, T) floats, and (B,) integer positions.
 
     Raises:
-        ValueError: If `seq_len` exceeds 10 (the digits must be distinct).
+        ValueError: If `batch_size` or `seq_len` is below 1, or `seq_len` exceeds 10
+            (the digits must be distinct).
 
     Examples:
         >>> numbers, targets = argmax_batch(2, 5, torch.Generator().manual_seed(0))
         >>> torch.equal(targets, numbers.argmax(dim=1))
         True
     """
+    check_counts(batch_size=batch_size, seq_len=seq_len)
     if seq_len > 10:
-        raise ValueError(f"seq_len must be <= 10 so that the digits are distinct, got {seq_len}")
-    # Distinct digits, so the largest is unique: the first seq_len of a random permutation.
-    numbers = torch.rand(batch_size, 10, generator=generator).argsort(dim=1)[:, :seq_len].float()
+        raise ValueError(f"seq_len must be <= 10 for distinct digits, got {seq_len}")
+    # Distinct digits, so the largest is unique: the first seq_len of a permutation.
+    permutations = torch.rand(batch_size, 10, generator=generator).argsort(dim=1)
+    numbers = permutations[:, :seq_len].float()
     return numbers, numbers.argmax(dim=1)
 
 
 @functools.cache
-def train_argmax(steps: int = 500, seed: int = 0, seq_len: int = 8, device: str = "cpu") -> TrainResult:
-    """Train a model that outputs one logit per position, scored by cross-entropy (cached per process).
+def train_argmax(
+    steps: int = 500,
+    seed: int = 0,
+    seq_len: int = 8,
+    device: str = "cpu",
+) -> TrainResult:
+    """Train a model that outputs one logit per position, scored by cross-entropy
+    (cached per process).
 
     Args:
         steps: Optimizer steps. Defaults to 500.
@@ -103,12 +128,19 @@ def train_argmax(steps: int = 500, seed: int = 0, seq_len: int = 8, device: str 
         device: Where to train. Defaults to `"cpu"`.
 
     Returns:
-        The [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is a cross-entropy.
+        The [`TrainResult`][tutorial_code.digit_model.TrainResult]; `eval_loss` is a
+        cross-entropy.
     """
     torch.manual_seed(seed)
     model = DigitModel(num_outputs=seq_len, positional="sinusoidal")
     return train_digit_model(
-        argmax_batch, nn.CrossEntropyLoss(), steps=steps, seed=seed, seq_len=seq_len, model=model, device=device
+        argmax_batch,
+        nn.CrossEntropyLoss(),
+        steps=steps,
+        seed=seed,
+        seq_len=seq_len,
+        model=model,
+        device=device,
     )
 
 

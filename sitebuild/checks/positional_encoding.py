@@ -28,9 +28,10 @@ def matrix_for_two_left_differs_from(rotation_gap):
 
 @checks.after("compare", "positional_encoding: its error stays at the variance of the target")
 def error_stays_variance_target(no_positions, target_variance):
-    return no_positions > 0.8 * target_variance
+    # within 5 % of the variance either way: the model explains (almost) nothing beyond the mean
+    return 0.95 * target_variance < no_positions < 1.05 * target_variance
 
 
-@checks.after("compare", "positional_encoding: Either encoding solves the task")
+@checks.after("compare", "positional_encoding: each explains more than 99 % of the target's variance")
 def either_encoding_solves_task(sinusoidal, learned, target_variance):
-    return max(sinusoidal, learned) < 0.1 * target_variance
+    return max(sinusoidal, learned) < 0.01 * target_variance

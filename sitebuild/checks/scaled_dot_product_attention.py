@@ -1,9 +1,41 @@
 """What the page of the chapter `scaled_dot_product_attention` says it measured, checked after the section
 that measures it (`sitebuild.claims`)."""
 
+import math
+
 from sitebuild.claims import Checks
 
 checks = Checks()
+
+
+@checks.after(
+    "six_steps",
+    "scaled_dot_product_attention: query $t$ gives the keys after $t$ exactly zero weight",
+)
+def rows_sum_to_one_and_no_key_after_t(weights):
+    rows = [row for sequence in weights for row in sequence]
+    sums_to_one = all(abs(sum(row) - 1) < 1e-6 for row in rows)
+    future_zero = all(row[s] == 0 for sequence in weights for t, row in enumerate(sequence) for s in range(t + 1, 5))
+    return sums_to_one and future_zero
+
+
+@checks.after("same_as_function", "scaled_dot_product_attention: the same output as the six steps, to float32 rounding")
+def same_output_as_six_steps(difference):
+    return difference < 1e-6
+
+
+@checks.after("tiny_example", "scaled_dot_product_attention: Tokens 0 and 2 take most of their input from each other")
+def tokens_0_and_2_take_most_from_each_other(weights):
+    rows = weights[0]
+    return all(rows[t][0] + rows[t][2] > 0.75 and rows[t][1] < 0.25 for t in (0, 2)) and rows[1][1] > 0.5
+
+
+@checks.after("tiny_example", "scaled_dot_product_attention: Every output row is the weighted sum of the value rows")
+def every_output_row_is_weighted_sum(output, weights, x):
+    (out,), (rows,), (values,) = output, weights, x
+    return all(
+        abs(out[t][i] - sum(rows[t][s] * values[s][i] for s in range(3))) < 1e-6 for t in range(3) for i in range(4)
+    )
 
 
 @checks.after("qkv", "scaled_dot_product_attention: these small random projections give weights close to uniform")
@@ -13,7 +45,7 @@ def small_random_projections_give_weights_close(farthest_from_uniform):
 
 @checks.after("spread", "scaled_dot_product_attention: brings the spread back to 1 whatever the head width")
 def brings_spread_back_1_whatever_head(scaled_spreads):
-    return all(abs(spread - 1) < 0.05 for spread in scaled_spreads)
+    return len(scaled_spreads) == 3 and all(abs(spread - 1) < 0.03 for spread in scaled_spreads)
 
 
 @checks.after(
@@ -23,9 +55,15 @@ def unscaled_softmax_s_jacobian_well_under(top, gradient):
     return top["unscaled"] > 2 * top["scaled"] and gradient["unscaled"] < 0.75 * gradient["scaled"]
 
 
-@checks.after("six_steps", "scaled_dot_product_attention: checks that the result equals scaled_dot_product_attention's")
-def checks_result_equals_scaled_dot_product(same):
-    return same
+@checks.after("single_score", "scaled_dot_product_attention: returns nan and warns about it")
+def one_score_has_no_spread(spread):
+    return math.isnan(spread)
+
+
+@checks.after("causal", "scaled_dot_product_attention: Token 0 sees only itself")
+def token_0_sees_only_itself(weights):
+    rows = weights[0]
+    return rows[0] == [1.0, 0.0, 0.0] and rows[1][2] == 0 and min(rows[1][:2]) > 0.1 and all(w > 0.1 for w in rows[2])
 
 
 @checks.after("check_torch", "scaled_dot_product_attention: the two agree to float32 rounding")

@@ -62,10 +62,11 @@ def test_the_downloads_are_the_executed_notebook_and_its_source(site, name):
 def test_figures_are_outputs_of_the_cells_that_draw_them(site):
     notebook = json.loads((site / "notebooks" / "training" / "training.ipynb").read_text(encoding="utf-8"))
     images = [o for c in notebook["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
-    assert len(images) == 2  # the loss curve and the heads of the argmax model
+    assert len(images) == 3  # the encoder's diagram, the loss curve and the heads of the argmax model
     import base64
 
-    published = {(site / "figures" / f"{n}.png").read_bytes() for n in ("training_loss", "argmax_heads")}
+    drawn = ("encoder_diagram", "training_loss", "argmax_heads")
+    published = {(site / "figures" / f"{n}.png").read_bytes() for n in drawn}
     assert {base64.b64decode(image["data"]["image/png"]) for image in images} == published
 
 

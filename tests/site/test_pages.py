@@ -70,15 +70,23 @@ def test_copying_the_blocks_in_order_gives_a_program_that_prints_the_page(site, 
 
 
 class ShownCode(HTMLParser):
-    """The text of every Python code block in a built page, in page order (output blocks are `text`)."""
+    """The text of every Python code block in a built page, in page order (output blocks are `text`).
+
+    The solution of a find-the-bug exercise shows only the repaired function, after a line that says what the
+    bug was: the reader's starter file holds the rest, so those blocks are left out (`bug_solutions` counts them).
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.blocks: list[str] = []
         self.depth = 0  # inside a <div class="language-python ..."> once > 0
+        self.details = 0  # inside a <details> once > 0
+        self.in_bug_solution = False
+        self.bug_solutions = 0
 
     def handle_starttag(self, tag, attrs):
         classes = (dict(attrs).get("class") or "").split()
+        self.details += tag == "details"
         if self.depth:
             self.depth += tag == "div"
         elif tag == "div" and "language-python" in classes:
@@ -88,10 +96,18 @@ class ShownCode(HTMLParser):
     def handle_endtag(self, tag):
         if self.depth and tag == "div":
             self.depth -= 1
+            if not self.depth and self.in_bug_solution:
+                self.blocks.pop()
+                self.bug_solutions += 1
+        if tag == "details":
+            self.details -= 1
+            self.in_bug_solution = self.in_bug_solution and self.details > 0
 
     def handle_data(self, data):
         if self.depth:
             self.blocks[-1] += data
+        elif self.details and data.strip() == "The bug:":
+            self.in_bug_solution = True
 
 
 def unresolved_names(source: str, known: set[str]) -> set[str]:
@@ -135,6 +151,22 @@ def test_every_shown_block_uses_only_names_that_the_blocks_shown_before_it_defin
         table = symtable.symtable(block, "<block>", "exec")
         known |= {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
     assert problems == {}, f"{page.name}: names used before any shown block defines them"
+    assert parser.bug_solutions == page.read_text(encoding="utf-8").count("**The bug:**")
+
+
+def test_only_the_blocks_of_find_the_bug_solutions_are_left_out():
+    html = (
+        '<div class="language-python"><pre>a = 1</pre></div>'
+        '<details class="success"><summary>Solution</summary><p>Plain.</p>'
+        '<div class="language-python"><pre>b = a</pre></div></details>'
+        '<details class="success"><summary>Solution</summary><p><strong>The bug:</strong> a flipped mask.</p>'
+        '<div class="language-python"><div><pre>c = hidden</pre></div></div></details>'
+        '<div class="language-python"><pre>d = b</pre></div>'
+    )
+    parser = ShownCode()
+    parser.feed(html)
+    assert parser.blocks == ["a = 1", "b = a", "d = b"]
+    assert parser.bug_solutions == 1
 
 
 def test_the_self_contained_check_catches_a_hidden_helper():

@@ -48,9 +48,13 @@ def test_a_traceback_points_at_the_chapter_files_real_line(chapter_dir, options)
         cli.main(["test-chapter", *options])
     last = traceback.extract_tb(raised.value.__traceback__)[-1]
     assert last.filename.endswith("test_chapter.py")
-    assert last.lineno == CHAPTER.replace("{body}", "x = 1\ny = x / 0  # the failing line").splitlines().index(
-        "y = x / 0  # the failing line"
-    ) + 1
+    assert (
+        last.lineno
+        == CHAPTER.replace("{body}", "x = 1\ny = x / 0  # the failing line")
+        .splitlines()
+        .index("y = x / 0  # the failing line")
+        + 1
+    )
     assert last.line == "y = x / 0  # the failing line"
 
 

@@ -68,3 +68,53 @@ def test_cross_attention_ignores_what_fills_the_source_padding():
 def test_from_torch_refuses_a_sequence_first_model():
     with pytest.raises(ValueError, match="batch_first=True"):
         transformer_from_torch(nn.Transformer(16, 4, 1, 1, 32))
+
+
+@pytest.mark.parametrize("norm_first", [False, True], ids=["post-norm", "pre-norm"])
+def test_decoder_layer_key_padding_masks_equal_pytorch(norm_first, assert_matches_torch):
+    torch.manual_seed(0)
+    theirs = nn.TransformerDecoderLayer(32, 4, 64, dropout=0.0, batch_first=True, norm_first=norm_first)
+    ours = decoder_layer_from_torch(theirs)
+    x, memory = torch.randn(3, 5, 32), torch.randn(3, 7, 32)
+    source_keep = padding_mask(LENGTHS, max_len=7)[:, 0, 0]  # (B, S), True = real token
+    target_keep = padding_mask(torch.tensor([5, 5, 3]), max_len=5)[:, 0, 0]  # (B, T)
+    out, _, _ = ours(
+        x, memory, causal_mask(5), target_key_padding_mask=target_keep, memory_key_padding_mask=source_keep
+    )
+    expected = theirs(
+        x,
+        memory,
+        tgt_mask=~causal_mask(5),
+        tgt_key_padding_mask=~target_keep,
+        memory_key_padding_mask=~source_keep,
+        tgt_is_causal=False,
+    )
+    assert_matches_torch("nn.TransformerDecoderLayer", out, expected)
+    # the same as the four-axis masks of before
+    as_masks = ours(x, memory, causal_mask(5) & target_keep[:, None, None, :], source_keep[:, None, None, :])[0]
+    torch.testing.assert_close(out, as_masks)
+
+
+def test_transformer_key_padding_masks_equal_pytorch(assert_matches_torch):
+    torch.manual_seed(0)
+    theirs = nn.Transformer(32, 4, 2, 2, 64, dropout=0.0, batch_first=True).train()
+    ours = transformer_from_torch(theirs)
+    source, target = torch.randn(3, 7, 32), torch.randn(3, 5, 32)
+    source_keep = padding_mask(LENGTHS, max_len=7)[:, 0, 0]
+    target_keep = padding_mask(torch.tensor([5, 2, 4]), max_len=5)[:, 0, 0]
+    out = ours(
+        source,
+        target,
+        target_mask=causal_mask(5),
+        source_key_padding_mask=source_keep,
+        target_key_padding_mask=target_keep,
+    )
+    expected = theirs(
+        source,
+        target,
+        tgt_mask=~causal_mask(5),
+        src_key_padding_mask=~source_keep,
+        tgt_key_padding_mask=~target_keep,
+        memory_key_padding_mask=~source_keep,
+    )
+    assert_matches_torch("nn.Transformer", out, expected)

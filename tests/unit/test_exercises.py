@@ -182,4 +182,18 @@ def test_every_exercise_ends_its_chapter_page_with_the_commands_and_a_folded_sol
         source = f"tutorial_code/{exercise.module.split('.')[-1]}.py"
         solution = entry.split('??? success "Solution', 1)[1]
         included = [line.strip() for line in solution.splitlines() if "--8<--" in line]
-        assert included == [f'--8<-- "{source}:{section}"' for section in ("imports", *exercise.sections)], name
+        if exercise.bug:  # the one repaired function, after one line that says what the bug was
+            (fixed,) = [
+                section for section in exercise.sections if exercise.bug[0] in starter_section(exercise, section)
+            ]
+            assert included == [f'--8<-- "{source}:{fixed}"'], name
+            assert "**The bug:** " in solution.split("```", 1)[0], name
+        else:
+            assert included == [f'--8<-- "{source}:{section}"' for section in ("imports", *exercise.sections)], name
+
+
+def starter_section(exercise, name: str) -> str:
+    """The text of section `name` of the exercise's module."""
+    from snippets import section
+
+    return section(f"tutorial_code/{exercise.module.split('.')[-1]}.py", name)

@@ -71,6 +71,13 @@ def test_a_wrong_position_offset_changes_the_output(model):
     assert (correct - shifted).abs().max() > 1e-3
 
 
+def test_the_cache_checks_shapes_only_on_the_meta_device(model):
+    """On the meta device (shapes without values) the ids cannot be read: the checks that need them step aside."""
+    meta = CharTransformer(vocab_size=20, d_model=32, num_heads=4, num_layers=2, context=24).to("meta").eval()
+    logits = forward_with_cache(meta, torch.zeros(2, 3, dtype=torch.long, device="meta"), KVCache())
+    assert logits.shape == (2, 3, 20) and logits.is_meta
+
+
 def test_a_full_cache_says_what_to_do(model):
     cache = KVCache()
     forward_with_cache(model, torch.zeros(1, 24, dtype=torch.long), cache)

@@ -3,7 +3,13 @@
 import pytest
 import torch
 
-from tutorial_code.masks import causal_mask, padding_mask, padding_mask_from_tokens, to_torch_multihead_mask
+from tutorial_code.masks import (
+    causal_mask,
+    merge_masks,
+    padding_mask,
+    padding_mask_from_tokens,
+    to_torch_multihead_mask,
+)
 
 
 def test_padding_mask_from_lengths():
@@ -26,6 +32,20 @@ def test_causal_mask_keeps_diagonal_and_blocks_future():
     for t in range(4):
         for s in range(4):
             assert mask[t, s].item() == (s <= t)
+
+
+def test_merge_masks_keeps_a_lone_mask_and_combines_the_padding():
+    x = torch.zeros(2, 3, 8)  # (B, T, d_model)
+    keep = torch.tensor([[True, True, True], [True, False, False]])  # (B, T), True = a real token
+    assert merge_masks(None, None, x, x) is None
+    causal = causal_mask(3)
+    assert merge_masks(causal, None, x, x) is causal
+    assert torch.equal(merge_masks(None, keep, x, x), keep[:, None, None, :])
+    assert torch.equal(merge_masks(causal, keep, x, x), causal & keep[:, None, None, :])
+    bias = torch.arange(9.0).view(3, 3)  # a float mask: added to the scores
+    merged = merge_masks(bias, keep, x, x)  # (B, 1, T, T): -inf at the padding, the bias elsewhere
+    assert merged.shape == (2, 1, 3, 3) and torch.equal(merged[0, 0], bias)
+    assert torch.isneginf(merged[1, 0, :, 1:]).all() and torch.equal(merged[1, 0, :, 0], bias[:, 0])
 
 
 def test_conversion_for_torch_multihead_flips():

@@ -36,7 +36,7 @@ def test_eval_mode_prediction_is_deterministic_and_train_mode_is_not():
         (lambda: DigitModel()(torch.tensor([[1, 2, 3]])), TypeError, r"use numbers\.float\(\)"),
         (lambda: DigitModel()(torch.tensor([1.0, 2.0])), ValueError, r"numbers must have shape \(B, T\)"),
         (lambda: DigitModel()(torch.zeros(1, 20)), ValueError, "exceeds max_len=16"),
-        (lambda: train_sum_model(steps=0), ValueError, "steps and batch_size must be >= 1"),
+        (lambda: train_sum_model(steps=0), ValueError, "steps must be >= 1, got 0"),
     ],
 )
 def test_bad_input_is_explained(call, error, message):

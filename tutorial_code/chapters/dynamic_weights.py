@@ -20,13 +20,14 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 500  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
 # --8<-- [end:parameters]
 
 
 # %%
 # --8<-- [start:two_inputs]
-model = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE).model.eval()  # trained once, reused
+result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained once
+model = result.model.eval()
 nines = [9.0] * 8
 ramp = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 with torch.no_grad():
@@ -38,8 +39,12 @@ print("layer 0, head 0, input 9 9 9 9 9 9 9 9:")
 print(head0_nines)
 print("layer 0, head 0, input 0 1 2 3 4 5 6 7:")
 print(head0_ramp)
-print(f"largest change of one weight between the two inputs: {(head0_nines - head0_ramp).abs().max():.2f}")
-print(f"predicted sums: {predict_sum(model, nines):.1f} (true 72), {predict_sum(model, ramp):.1f} (true 28)")
+uniform_distance = (head0_nines - 1 / 8).abs().max().item()
+largest_change = (head0_nines - head0_ramp).abs().max().item()
+print(f"largest distance from an even 1/8, input of nines: {uniform_distance:.3f}")
+print(f"largest change of one weight between the two inputs: {largest_change:.2f}")
+predicted_nines, predicted_ramp = predict_sum(model, nines), predict_sum(model, ramp)
+print(f"predictions: {predicted_nines:.1f} (true 72), {predicted_ramp:.1f} (true 28)")
 # --8<-- [end:two_inputs]
 
 
@@ -53,3 +58,19 @@ fig = heatmaps(
     ylabel="query position",
 )
 # --8<-- [end:dynamic_weights]
+
+
+# %%
+# --8<-- [start:every_head]
+numbers = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
+with torch.no_grad():
+    _, weights = model(torch.tensor([numbers]))
+first_layer = weights[0][0]  # layer 0, sequence 0: (h, T, T)
+sharpness = first_layer.max(dim=-1).values.mean(dim=-1)  # (h,): mean largest weight
+favourite = first_layer.mean(dim=1).argmax(dim=-1)  # (h,): the key with most weight
+top_digits = [int(numbers[key]) for key in favourite]
+for head, digit in enumerate(top_digits):
+    largest = sharpness[head]
+    print(f"head {head}: most weight on a {digit}; largest weight {largest:.2f}")
+print(f"an even spread over the {len(numbers)} keys gives {1 / len(numbers):.3f}")
+# --8<-- [end:every_head]

@@ -10,12 +10,23 @@
 import torch
 from torch import nn
 
-from tutorial_code.decoder import DecoderLayer
+from tutorial_code.decoder import DecoderLayer, Transformer
+from tutorial_code.diagrams_decoder import (
+    encoder_decoder_diagram,
+    teacher_forcing_strip,
+)
+from tutorial_code.feed_forward import FeedForward
 from tutorial_code.from_torch import transformer_from_torch
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.plots import heatmaps
-from tutorial_code.reverse_task import greedy_decode, reversal_batch, shift_right, trained_reversal
+from tutorial_code.reverse_task import (
+    BOS,
+    greedy_decode,
+    reversal_batch,
+    shift_right,
+    trained_reversal,
+)
 
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
@@ -25,7 +36,7 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the data and the random inputs
 STEPS = 300  # optimizer steps of the model this chapter trains
-DEVICE = "cpu"  # where it trains: "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
+DEVICE = "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
 # --8<-- [end:parameters]
 
 
@@ -34,26 +45,58 @@ DEVICE = "cpu"  # where it trains: "cuda" on an NVIDIA GPU; the trained model co
 torch.manual_seed(SEED)
 cross_attention = MultiHeadAttention(d_model=16, num_heads=4)
 decoder_side = torch.randn(2, 3, 16)  # (B, T=3, d_model): 3 target positions so far
-memory = torch.randn(2, 7, 16)  # (B, S=7, d_model): the encoder's output for a 7-token source
-output, weights = cross_attention(
-    decoder_side, memory, memory
-)  # queries from the decoder, keys and values from the memory
+memory = torch.randn(2, 7, 16)  # (B, S=7, d_model): the encoder's output
+# queries from the decoder, keys and values from the memory
+output, weights = cross_attention(decoder_side, memory, memory)
 print("queries from the decoder", tuple(decoder_side.shape), "(B, T, d_model)")
 print("keys, values from memory ", tuple(memory.shape), "(B, S, d_model)")
 print("cross-attention weights  ", tuple(weights.shape), "(B, h, T, S)")
-print("output                   ", tuple(output.shape), "(B, T, d_model): one vector per target position")
+print("output                   ", tuple(output.shape), "(B, T, d_model)")
 # --8<-- [end:cross_shapes]
 
 
 # %%
+# --8<-- [start:decoder_layer_by_hand]
+class DecoderLayerByHand(nn.Module):
+    """A post-norm decoder layer: the computing lines of `DecoderLayer`."""
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int) -> None:
+        super().__init__()
+        self.self_attention = MultiHeadAttention(d_model, num_heads)
+        self.cross_attention = MultiHeadAttention(d_model, num_heads)
+        self.feed_forward = FeedForward(d_model, d_ff)
+        self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(d_model) for _ in range(3))
+
+    def forward(self, x, memory, target_mask=None, memory_mask=None):
+        # x: (B, T, d_model), the target so far; memory: (B, S, d_model)
+        attended, _ = self.self_attention(x, mask=target_mask)  # t reads 0..t
+        x = self.norm1(x + attended)
+        # queries from x, keys and values from the memory: weights (B, h, T, S)
+        attended, _ = self.cross_attention(x, memory, memory, mask=memory_mask)
+        x = self.norm2(x + attended)
+        return self.norm3(x + self.feed_forward(x))  # (B, T, d_model)
+
+
+torch.manual_seed(SEED)
+package_layer = DecoderLayer(d_model=16, num_heads=4, d_ff=32).eval()  # no dropout
+by_hand = DecoderLayerByHand(d_model=16, num_heads=4, d_ff=32)
+by_hand.load_state_dict(package_layer.state_dict())  # the same weights
+ours, theirs = by_hand(decoder_side, memory), package_layer(decoder_side, memory)[0]
+by_hand_difference = (ours - theirs).abs().max().item()
+print(f"largest difference from the package's DecoderLayer: {by_hand_difference:.1e}")
+# --8<-- [end:decoder_layer_by_hand]
+
+
+# %%
 # --8<-- [start:masks_together]
-source_keys = padding_mask(torch.tensor([7, 4]), max_len=7)  # (B, 1, 1, S): the second source has 4 tokens
+source_keys = padding_mask(torch.tensor([7, 4]), max_len=7)  # (B, 1, 1, S)
 target_mask = causal_mask(3)  # (T, T): no target position sees a later one
 layer = DecoderLayer(d_model=16, num_heads=4, d_ff=32, dropout=0.0).eval()
-_, self_weights, cross_weights = layer(decoder_side, memory, target_mask=target_mask, memory_mask=source_keys)
+masks = {"target_mask": target_mask, "memory_mask": source_keys}
+_, self_weights, cross_weights = layer(decoder_side, memory, **masks)
 print("self-attention weights, sequence 1, head 0 (T x T, causal):")
 print(self_weights[1, 0].detach())
-print("cross-attention weights, sequence 1, head 0 (T x S, padding after 4 source tokens):")
+print("cross-attention weights, sequence 1, head 0 (T x S, 4 real source tokens):")
 print(cross_weights[1, 0].detach())
 weight_on_source_padding = cross_weights[1, :, :, 4:].abs().max().item()
 weight_on_future = self_weights[1].triu(diagonal=1).abs().max().item()
@@ -61,22 +104,61 @@ weight_on_future = self_weights[1].triu(diagonal=1).abs().max().item()
 
 
 # %%
+# --8<-- [start:transformer_shapes]
+torch.manual_seed(SEED)
+layers = {"num_encoder_layers": 2, "num_decoder_layers": 2}
+transformer = Transformer(d_model=32, num_heads=4, d_ff=64, **layers)
+transformer.eval()  # no dropout
+source_vectors = torch.randn(2, 7, 32)  # (B, S, d_model): embedded source tokens
+target_vectors = torch.randn(2, 5, 32)  # (B, T, d_model): embedded target tokens
+memory = transformer.encode(source_vectors)  # (B, S, d_model): for every decoder layer
+decoded, cross = transformer.decode(target_vectors, memory, target_mask=causal_mask(5))
+print("source", tuple(source_vectors.shape), "-> memory", tuple(memory.shape))
+print("target", tuple(target_vectors.shape), "-> output", tuple(decoded.shape))
+print("cross-attention weights in each decoder layer", tuple(cross[0].shape))
+# --8<-- [end:transformer_shapes]
+
+
+# %%
+# --8<-- [start:encoder_decoder_architecture]
+fig = encoder_decoder_diagram(
+    source=tuple(source_vectors.shape),
+    memory=tuple(memory.shape),
+    target=tuple(target_vectors.shape),
+    output=tuple(decoded.shape),
+    cross_weights=tuple(cross[0].shape),
+    num_layers=len(transformer.decoder_layers),
+)
+# --8<-- [end:encoder_decoder_architecture]
+
+
+# %%
 # --8<-- [start:teacher_forcing]
 source, target = reversal_batch(1, 8, torch.Generator().manual_seed(SEED))
+decoder_input = shift_right(target)  # the start token, then target[:-1]
 print("source          ", source[0].tolist())
 print("target          ", target[0].tolist())
-print("decoder input   ", shift_right(target)[0].tolist(), "(10 = the start token)")
+print("decoder input   ", decoder_input[0].tolist(), f"({BOS} = the start token)")
 # --8<-- [end:teacher_forcing]
 
 
 # %%
+# --8<-- [start:teacher_forcing_strip]
+rows = [source[0].tolist(), decoder_input[0].tolist(), target[0].tolist()]
+fig = teacher_forcing_strip(*rows, start_token=BOS)
+# --8<-- [end:teacher_forcing_strip]
+
+
+# %%
 # --8<-- [start:train]
-result = trained_reversal(steps=STEPS, seed=SEED, device=DEVICE)  # trained once: the figure below reuses it
-print(f"training loss: step 0 {result.losses[0]:.3f}, last step {result.losses[-1]:.4f} ({result.seconds:.1f} s)")
-print(f"held-out sequences that greedy decoding reverses exactly: {result.accuracy:.1%}")
+result = trained_reversal(steps=STEPS, seed=SEED, device=DEVICE)  # trained once
+first, last = result.losses[0], result.losses[-1]
+print(f"training loss: step 0 {first:.3f}, last {last:.4f} ({result.seconds:.1f} s)")
+print(f"held-out sequences that greedy decoding reverses: {result.accuracy:.1%}")
 held_out, _ = reversal_batch(3, 8, torch.Generator().manual_seed(99))
-for source_digits, written in zip(held_out, greedy_decode(result.model, held_out, 8), strict=True):
-    print(f"{source_digits.tolist()} -> {written.tolist()}")
+written = greedy_decode(result.model, held_out, 8)  # (3, 8)
+for source_digits, digits in zip(held_out, written, strict=True):
+    print(f"{source_digits.tolist()} -> {digits.tolist()}")
 accuracy = result.accuracy
 # --8<-- [end:train]
 
@@ -85,8 +167,8 @@ accuracy = result.accuracy
 # --8<-- [start:cross_attention_map]
 source, _ = reversal_batch(1, 8, torch.Generator().manual_seed(7))
 written = greedy_decode(result.model, source, 8)
-with torch.no_grad():
-    _, cross = result.model(source, shift_right(written))  # the decoder's input when it wrote `written`
+with torch.no_grad():  # the decoder's input when it wrote `written`:
+    _, cross = result.model(source, shift_right(written))
 weights = cross[-1][0]  # last decoder layer, sequence 0: (h, T, S)
 fig = heatmaps(
     [weights.mean(dim=0)],
@@ -96,17 +178,19 @@ fig = heatmaps(
     xlabel="source digit (key)",
     ylabel="output position (query)",
 )
-looks_at = weights.mean(dim=0).argmax(dim=-1).tolist()  # the source position each output position weights most
+# the source position each output position weights most
+looks_at = weights.mean(dim=0).argmax(dim=-1).tolist()
 # --8<-- [end:cross_attention_map]
 
 
 # %%
 # --8<-- [start:check_torch]
 torch.manual_seed(SEED)
-theirs = nn.Transformer(32, 4, 2, 2, 64, dropout=0.0, batch_first=True).train()  # train(): no fast path
+theirs = nn.Transformer(32, 4, 2, 2, 64, dropout=0.0, batch_first=True)
+theirs.train()  # train(): PyTorch's fast path would skip the code compared here
 ours = transformer_from_torch(theirs)
 source, target = torch.randn(3, 7, 32), torch.randn(3, 5, 32)
-keys = padding_mask(torch.tensor([7, 4, 1]), max_len=7)  # (B, 1, 1, S), True = may attend
+keys = padding_mask(torch.tensor([7, 4, 1]), max_len=7)  # (B, 1, 1, S); True = attend
 ours_out = ours(source, target, source_mask=keys, target_mask=causal_mask(5))
 theirs_out = theirs(
     source,
@@ -116,5 +200,5 @@ theirs_out = theirs(
     memory_key_padding_mask=~keys[:, 0, 0],
 )
 largest_difference = (ours_out - theirs_out).abs().max().item()
-print(f"largest difference from nn.Transformer, both masks: {largest_difference:.1e}")
+print(f"largest difference from nn.Transformer: {largest_difference:.1e}")
 # --8<-- [end:check_torch]

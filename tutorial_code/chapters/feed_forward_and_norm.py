@@ -10,12 +10,14 @@
 import torch
 from torch import nn
 
+from tutorial_code.diagrams_blocks import residual_orders
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.feed_forward import FeedForward
+from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.plots import log_lines
 from tutorial_code.residual import gradient_norm_per_layer
-from tutorial_code.sum_task import train_sum_model, trained_sum_model
+from tutorial_code.sum_task import make_batch, train_sum_model, trained_sum_model
 
 # --8<-- [end:setup]
 
@@ -24,39 +26,41 @@ from tutorial_code.sum_task import train_sum_model, trained_sum_model
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 500  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
 # --8<-- [end:parameters]
 
 
 # %%
 # --8<-- [start:ffn_std]
-ARTICLE_STD = 0.3548  # what one of the source articles prints for this experiment
+ARTICLE_STD = 0.3548  # what the article named on the page prints for this experiment
 stds = []
+print(f"std of a fresh FFN's output, unit-variance input, seeds {SEED}-{SEED + 4}:")
 for d_model, d_ff in ((64, 256), (512, 2048)):  # the article's size, the paper's size
     for seed in range(SEED, SEED + 5):
         torch.manual_seed(seed)
         ffn = FeedForward(d_model, d_ff)  # PyTorch's default initialization
         stds.append(ffn(torch.randn(2, 10, d_model)).std().item())
-    print(f"std of the FFN output, d_model {d_model}, d_ff {d_ff}, unit-variance input, seeds {SEED}-{SEED + 4}:")
-    print("   ", ", ".join(f"{s:.3f}" for s in stds[-5:]))
+    print(f"  d_model {d_model:>3}, d_ff {d_ff:>4}:", *(f"{s:.3f}" for s in stds[-5:]))
 # --8<-- [end:ffn_std]
 
 
 # %%
 # --8<-- [start:parameter_share]
-for name, d_model, d_ff, num_heads in (("the paper's layer", 512, 2048, 8), ("this site's model", 32, 64, 4)):
+sizes = (("the paper's layer", 512, 2048, 8), ("this site's model", 32, 64, 4))
+for name, d_model, d_ff, num_heads in sizes:
     ffn = sum(p.numel() for p in FeedForward(d_model, d_ff).parameters())
-    attention = sum(p.numel() for p in MultiHeadAttention(d_model, num_heads).parameters())
-    print(
-        f"{name}: feed-forward {ffn:,}, attention {attention:,} parameters ({ffn / (ffn + attention):.0%} in the FFN)"
-    )
+    heads = MultiHeadAttention(d_model, num_heads)
+    attention = sum(p.numel() for p in heads.parameters())
+    share = ffn / (ffn + attention)
+    print(f"{name}: feed-forward {ffn:,}, attention {attention:,} parameters", end=" ")
+    print(f"({share:.0%} in the FFN)")
 # --8<-- [end:parameter_share]
 
 
 # %%
-# --8<-- [start:ffn_needed]
+# --8<-- [start:one_layer]
 class OneLayer(nn.Module):
-    """Digits in, one number per position out: attention with a residual, then (optionally) an FFN."""
+    """Digits in, one number per position out: attention, then (optionally) an FFN."""
 
     def __init__(self, feed_forward: bool, d_model: int = 32) -> None:
         super().__init__()
@@ -73,12 +77,17 @@ class OneLayer(nn.Module):
         return self.head(x).squeeze(-1)  # (B, T)
 
 
-def distance_batch(batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """8 digits per sequence; the target at each position is |digit - 4.5|, a V-shaped function of the digit."""
+def distance_batch(batch_size: int, generator: torch.Generator) -> tuple:
+    """8 digits per sequence; the target at each position is |digit - 4.5|."""
     digits = torch.randint(0, 10, (batch_size, 8), generator=generator).float()
-    return digits, (digits - 4.5).abs()
+    return digits, (digits - 4.5).abs()  # a V-shaped function of the digit
 
 
+# --8<-- [end:one_layer]
+
+
+# %%
+# --8<-- [start:ffn_needed]
 def held_out_mse(feed_forward: bool, seed: int, steps: int = 300) -> float:
     torch.manual_seed(seed)
     model = OneLayer(feed_forward)
@@ -99,10 +108,30 @@ seeds = (SEED, SEED + 1, SEED + 2)
 without_ffn = [held_out_mse(False, seed) for seed in seeds]
 with_ffn = [held_out_mse(True, seed) for seed in seeds]
 variance = distance_batch(100_000, torch.Generator().manual_seed(0))[1].var().item()
-print(f"target |digit - 4.5|: variance {variance:.3f} (the MSE of always answering the mean)")
-print(f"held-out MSE, seeds {seeds}: attention only {', '.join(f'{v:.4f}' for v in without_ffn)}")
-print(f"{'':>30}attention + FFN {', '.join(f'{v:.4f}' for v in with_ffn)}")
+print(f"target |digit - 4.5|: variance {variance:.3f} (the MSE of answering the mean)")
+print(f"held-out MSE, seeds {seeds}:")
+print("  attention only: ", ", ".join(f"{v:.4f}" for v in without_ffn))
+print("  attention + FFN:", ", ".join(f"{v:.4f}" for v in with_ffn))
 # --8<-- [end:ffn_needed]
+
+
+# %%
+# --8<-- [start:layer_norm_by_hand]
+torch.manual_seed(SEED)
+x = 5 * torch.randn(2, 10, 64) + 3  # token vectors far from mean 0 and variance 1
+reference = nn.LayerNorm(64)
+nn.init.normal_(reference.weight)  # a scale and shift other than the initial 1 and 0
+nn.init.normal_(reference.bias)
+by_hand = LayerNorm(64)
+by_hand.load_state_dict(reference.state_dict())  # the same weights, by name
+normalized = LayerNorm(64)(x)  # a fresh LayerNorm: scale 1, shift 0
+print(f"x: per-token mean {x.mean(-1).mean():.2f}, std {x.std(-1).mean():.2f}")
+largest_mean = normalized.mean(-1).abs().max()
+print(f"LayerNorm(x): per-token |mean| at most {largest_mean:.1e}", end="")
+print(f", std {normalized.std(-1, unbiased=False).mean():.4f}")
+layer_norm_difference = (by_hand(x) - reference(x)).abs().max().item()
+print(f"largest difference from nn.LayerNorm's output: {layer_norm_difference:.1e}")
+# --8<-- [end:layer_norm_by_hand]
 
 
 # %%
@@ -111,7 +140,8 @@ print(f"{'residual':>8} {'LayerNorm':>9} {'grad, layer 0':>14} {'grad, layer 31'
 gradients = {}
 for residual in (True, False):
     for norm in (True, False):
-        gradients[residual, norm] = norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
+        norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
+        gradients[residual, norm] = norms
         print(f"{residual!s:>8} {norm!s:>9} {norms[0]:>14.1e} {norms[-1]:>15.1e}")
 neither = gradients[False, False]
 others = [gradients[True, False], gradients[False, True], gradients[True, True]]
@@ -137,7 +167,8 @@ fig = log_lines(
 torch.manual_seed(SEED)
 x = torch.randn(2, 10, 64, requires_grad=True)
 x.sum().backward()
-print(f"gradient norm of x.sum():            {x.grad.norm():.4f}  (sqrt(2*10*64) = {(2 * 10 * 64) ** 0.5:.4f})")
+print(f"gradient norm of x.sum():            {x.grad.norm():.4f}", end="")
+print(f"  (sqrt(2*10*64) = {(2 * 10 * 64) ** 0.5:.4f})")
 x.grad = None
 nn.LayerNorm(64)(x).sum().backward()
 layer_norm_gradient = x.grad.norm().item()
@@ -146,11 +177,41 @@ print(f"gradient norm of LayerNorm(x).sum(): {layer_norm_gradient:.1e}")
 
 
 # %%
+# --8<-- [start:norm_orders]
+fig = residual_orders()
+# --8<-- [end:norm_orders]
+
+
+# %%
+# --8<-- [start:residual_orders]
+def post_norm(x, sublayer, norm):  # the paper: add, then normalize
+    return norm(x + sublayer(x))
+
+
+def pre_norm(x, sublayer, norm):  # normalize the sub-layer's input only
+    return x + sublayer(norm(x))
+
+
+# A sub-layer that outputs zeros shows what each order does to the stream x itself.
+torch.manual_seed(SEED)
+x = 5 * torch.randn(1, 3, 64) + 3  # token vectors far from mean 0 and variance 1
+norm = LayerNorm(64)
+pre_keeps_x = torch.equal(pre_norm(x, torch.zeros_like, norm), x)
+post = post_norm(x, torch.zeros_like, norm)
+post_mean = post.mean(-1).abs().max().item()
+post_std = post.std(-1, unbiased=False).mean().item()
+print("pre-norm: the output is x itself:", pre_keeps_x)
+print(f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, std {post_std:.4f}")
+# --8<-- [end:residual_orders]
+
+
+# %%
 # --8<-- [start:post_vs_pre]
 print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}")
 post_lower = []
 for seed in (SEED, SEED + 1, SEED + 2):
-    post = trained_sum_model(seed=seed, steps=STEPS, device=DEVICE)  # trained once per process: the figure reuses it
+    # trained once per process: the figure below reuses them
+    post = trained_sum_model(seed=seed, steps=STEPS, device=DEVICE)
     pre = trained_sum_model(seed=seed, steps=STEPS, norm_first=True, device=DEVICE)
     print(f"{seed:>4} {post.eval_loss:>14.4f} {pre.eval_loss:>13.4f}")
     post_lower.append(post.eval_loss < pre.eval_loss)
@@ -172,7 +233,7 @@ fig = log_lines(
 # %%
 # --8<-- [start:deep_post_norm]
 def deep_stack(norm_first: bool, seed: int, layer_norm_eps: float = 1e-5) -> DigitModel:
-    """Twelve encoder layers; `layer_norm_eps` is the epsilon of every LayerNorm in them."""
+    """Twelve encoder layers, every LayerNorm with epsilon `layer_norm_eps`."""
     torch.manual_seed(seed)
     model = DigitModel(num_layers=12, norm_first=norm_first)
     for module in model.modules():
@@ -181,6 +242,9 @@ def deep_stack(norm_first: bool, seed: int, layer_norm_eps: float = 1e-5) -> Dig
     return model
 
 
+_, targets = make_batch(100_000, generator=torch.Generator().manual_seed(0))
+sum_variance = targets.var().item()
+print(f"variance of the target, the MSE of answering its mean: {sum_variance:.3f}")
 DEEP_STEPS, DEEP_SEEDS = 100, (SEED, SEED + 1)
 variants = {  # name: (norm_first, warm-up steps, LayerNorm eps)
     "post-norm": (False, 0, 1e-5),
@@ -188,17 +252,18 @@ variants = {  # name: (norm_first, warm-up steps, LayerNorm eps)
     "post-norm, 50 warm-up steps": (False, 50, 1e-5),
     "post-norm, LayerNorm eps 1e-3": (False, 0, 1e-3),
 }
-print(f"12 layers, learning rate 3e-3, {DEEP_STEPS} steps: held-out MSE for seeds {', '.join(map(str, DEEP_SEEDS))}")
+print(f"12 layers, learning rate 3e-3, {DEEP_STEPS} steps.")
+print(f"held-out MSE, seeds {DEEP_SEEDS}:")
 deep_mse = {}
-for name, (norm_first, warmup_steps, eps) in variants.items():
-    deep_mse[name] = [
-        train_sum_model(
-            DEEP_STEPS, seed, lr=3e-3, warmup_steps=warmup_steps, model=deep_stack(norm_first, seed, eps), device=DEVICE
-        ).eval_loss
-        for seed in DEEP_SEEDS
-    ]
+for name, (norm_first, warmup, eps) in variants.items():
+    deep_mse[name] = []
+    for seed in DEEP_SEEDS:
+        model = deep_stack(norm_first, seed, eps)
+        options = {"lr": 3e-3, "warmup_steps": warmup, "device": DEVICE}
+        result = train_sum_model(DEEP_STEPS, seed, model=model, **options)
+        deep_mse[name].append(result.eval_loss)
     print(f"{name:>30}: " + ", ".join(f"{v:.4f}" for v in deep_mse[name]))
-post_norm, pre_norm = deep_mse["post-norm"], deep_mse["pre-norm"]
+post_norm_mse, pre_norm_mse = deep_mse["post-norm"], deep_mse["pre-norm"]
 larger_eps = deep_mse["post-norm, LayerNorm eps 1e-3"]
 warmed_up = deep_mse["post-norm, 50 warm-up steps"]
 # --8<-- [end:deep_post_norm]

@@ -13,7 +13,18 @@ from pathlib import Path
 import torch
 
 import tutorial_code
-from tutorial_code.language_model import CharVocabulary, generate, python_reference_text, trained_language_model
+from tutorial_code.diagrams_decoder import kv_cache_growth
+from tutorial_code.language_model import (
+    CharTransformer,
+    CharVocabulary,
+    KVCache,
+    forward_with_cache,
+    generate,
+    python_reference_text,
+    trained_language_model,
+)
+from tutorial_code.masks import causal_mask
+from tutorial_code.multi_head import combine_heads, split_heads
 from tutorial_code.plots import log_log_panels
 
 # --8<-- [end:setup]
@@ -23,38 +34,91 @@ from tutorial_code.plots import log_log_panels
 # --8<-- [start:parameters]
 SEED = 0  # seed of the language model (chapter 11) and of the samples
 STEPS = 350  # optimizer steps of the language model
-DEVICE = "cpu"  # where it trains: "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
+DEVICE = "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
 # --8<-- [end:parameters]
 
 
 # %%
-# --8<-- [start:same_tokens]
-model = trained_language_model(steps=STEPS, seed=SEED, device=DEVICE).model  # the model of chapter 11, trained once
+# --8<-- [start:cache_by_hand]
+result = trained_language_model(steps=STEPS, seed=SEED, device=DEVICE)  # chapter 11
+model: CharTransformer = result.model
 vocabulary = CharVocabulary.of(python_reference_text())
-prompt = vocabulary.encode("The ")
+tokens = vocabulary.encode("The return").unsqueeze(0)  # (1, T), T = 10
+attention, heads = model.layers[0].attention, model.layers[0].attention.num_heads
+with torch.no_grad():
+    x = model.positions(model.embedding(tokens))  # (1, T, d_model)
+    h = model.layers[0].norm1(x)  # what the first layer's attention reads
+    T = h.size(1)
+    full, _ = attention(h, mask=causal_mask(T))  # all T positions at once
+    # The cache: keys and values of the first T - 1 positions, (1, h, T - 1, d_k) each.
+    K = split_heads(attention.W_K(h[:, :-1]), heads)
+    V = split_heads(attention.W_V(h[:, :-1]), heads)
+    new = h[:, -1:]  # the newest token only: (1, 1, d_model)
+    K = torch.cat([K, split_heads(attention.W_K(new), heads)], dim=2)  # (1, h, T, d_k)
+    V = torch.cat([V, split_heads(attention.W_V(new), heads)], dim=2)
+    Q = split_heads(attention.W_Q(new), heads)  # one query: (1, h, 1, d_k)
+    out, _ = attention.attend(Q, K, V, None)  # no mask: the newest reads everything
+    last = attention.W_O(combine_heads(out))  # (1, 1, d_model)
+cache_difference = (last - full[:, -1:]).abs().max().item()
+print(f"cached keys {tuple(K.shape)}, one new query {tuple(Q.shape)}")
+print(f"largest difference from the last row of full attention: {cache_difference:.1e}")
+# --8<-- [end:cache_by_hand]
+
+
+# %%
+# --8<-- [start:cache_growth]
+cache = KVCache()
+prompt = vocabulary.encode("The ").unsqueeze(0)  # (1, 4)
+logits = forward_with_cache(model, prompt, cache)  # the whole prompt in one call
+fed, shapes = [("The ", prompt.size(1))], [tuple(cache.keys[0].shape)]
+print(f"prompt {fed[0][0]!r}: keys {shapes[0]} in each of {len(cache.keys)} layers")
+for _ in range(6):
+    next_id = logits[:, -1:].argmax(dim=-1)  # (1, 1): the likeliest next character
+    logits = forward_with_cache(model, next_id, cache)  # one new position
+    fed.append((vocabulary.decode(next_id[0]), 1))
+    shapes.append(tuple(cache.keys[0].shape))
+    print(f"fed {fed[-1][0]!r}: keys {shapes[-1]}, cache.length = {cache.length}")
+cache_lengths = [shape[2] for shape in shapes]  # (B, h, t, d_k): t
+# --8<-- [end:cache_growth]
+
+
+# %%
+# --8<-- [start:kv_cache_growth]
+fig = kv_cache_growth(fed, shapes)
+# --8<-- [end:kv_cache_growth]
+
+
+# %%
+# --8<-- [start:same_tokens]
+start = vocabulary.encode("The ")
 identical = []
 for name, temperature, top_k in (("greedy", 1.0, 1), ("sampled", 0.8, 10)):
     written = {}
     for use_cache in (False, True):
-        generator = torch.Generator().manual_seed(SEED)  # the same random numbers for both
-        written[use_cache] = generate(model, prompt, 200, temperature, top_k, generator, use_cache=use_cache)
+        generator = torch.Generator().manual_seed(SEED)  # the same random numbers
+        settings = {"temperature": temperature, "top_k": top_k, "generator": generator}
+        ids = generate(model, start, 200, **settings, use_cache=use_cache)
+        written[use_cache] = ids
     identical.append(torch.equal(written[False], written[True]))
-    print(
-        f"{name:>7}: the same {len(written[True]) - len(prompt)} new tokens with and without the cache: {identical[-1]}"
-    )
+    new = len(written[True]) - len(start)
+    same = identical[-1]
+    print(f"{name:>7}: {new} new tokens, the same with and without a cache: {same}")
 print(repr(vocabulary.decode(written[True])[:120]))
 # --8<-- [end:same_tokens]
 
 
 # %%
 # --8<-- [start:results]
-# written by `python benchmarks/bench.py --only-generation`, in the repository next to tutorial_code/
-results_file = Path(tutorial_code.__file__).parent.parent / "benchmarks" / "results-cpu.json"
-generation = json.loads(results_file.read_text(encoding="utf-8"))["generation"]
+# written by `python benchmarks/bench.py --only-generation`, next to tutorial_code/
+root = Path(tutorial_code.__file__).parent.parent
+results_file = root / "benchmarks" / "results-cpu.json"
+results = json.loads(results_file.read_text(encoding="utf-8"))
+generation = results["generation"]
 machine = generation["machine"]
 print(
-    f"Measured on {machine['cpu']} ({machine['torch_threads']} PyTorch threads), torch {machine['torch']}, "
-    f"on {machine['date']}; greedy generation after a {generation['prompt_tokens']}-token prompt.\n"
+    f"Measured on {machine['cpu']} ({machine['torch_threads']} PyTorch threads), "
+    f"torch {machine['torch']}, on {machine['date']}; greedy generation after a "
+    f"{generation['prompt_tokens']}-token prompt.\n"
 )
 print("| new tokens | without a cache | with a KV cache | speed-up |")
 print("|---|---|---|---|")
@@ -62,11 +126,10 @@ rows = {(r["new_tokens"], r["use_cache"]): r for r in generation["rows"]}
 lengths = sorted({n for n, _ in rows})
 speedup = {}
 for n in lengths:
-    plain, cached = rows[n, False], rows[n, True]
-    speedup[n] = cached["tokens_per_s"] / plain["tokens_per_s"]
-    print(
-        f"| {n} | {plain['tokens_per_s']:,.0f} tokens/s | {cached['tokens_per_s']:,.0f} tokens/s | {speedup[n]:.1f}x |"
-    )
+    plain, cached = rows[n, False]["tokens_per_s"], rows[n, True]["tokens_per_s"]
+    speedup[n] = cached / plain
+    print(f"| {n} | {plain:,.0f} tokens/s | {cached:,.0f} tokens/s | {speedup[n]:.1f}× |")
+speedups = [speedup[n] for n in lengths]
 speedup_at_512 = speedup[512]
 # --8<-- [end:results]
 
@@ -82,6 +145,7 @@ fig = log_log_panels(
     xlabel="new tokens",
     colors={"without a cache": "#c62828", "with a KV cache": "#3f51b5"},
 )
-growth_without = rows[lengths[-1], False]["seconds"] / rows[lengths[-2], False]["seconds"]  # 512 -> 1024 tokens
+# 512 -> 1024 tokens
+growth_without = rows[lengths[-1], False]["seconds"] / rows[lengths[-2], False]["seconds"]
 growth_with = rows[lengths[-1], True]["seconds"] / rows[lengths[-2], True]["seconds"]
 # --8<-- [end:generation_time]

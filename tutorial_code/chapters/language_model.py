@@ -9,19 +9,22 @@
 # --8<-- [start:setup]
 import torch
 
+from tutorial_code.diagrams_decoder import distribution_bars
 from tutorial_code.language_model import (
+    CharTransformer,
     CharVocabulary,
     bigram_bpc,
     generate,
     known_word_share,
     python_reference_text,
+    random_windows,
     split,
     trained_language_model,
     unigram_bpc,
     with_attention_weights,
 )
+from tutorial_code.masks import causal_mask
 from tutorial_code.plots import heatmaps
-from tutorial_code.sum_task import trained_sum_model
 
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
@@ -31,7 +34,7 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the batches and the samples
 STEPS = 350  # optimizer steps of the language model
-DEVICE = "cpu"  # where it trains: "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
+DEVICE = "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
 # --8<-- [end:parameters]
 
 
@@ -40,10 +43,8 @@ DEVICE = "cpu"  # where it trains: "cuda" on an NVIDIA GPU; the trained model co
 text = python_reference_text()
 vocabulary = CharVocabulary.of(text)
 train_ids, held_out_ids = split(vocabulary.encode(text))
-print(
-    f"{len(text):,} characters, {len(vocabulary.chars)} distinct; "
-    f"training {len(train_ids):,}, held out {len(held_out_ids):,} (the last 10 %)"
-)
+print(f"{len(text):,} characters, {len(vocabulary.chars)} distinct")
+print(f"training {len(train_ids):,}, held out {len(held_out_ids):,} (the last 10 %)")
 print(repr(text[:160]))
 # --8<-- [end:text]
 
@@ -51,41 +52,97 @@ print(repr(text[:160]))
 # %%
 # --8<-- [start:baselines]
 V = len(vocabulary.chars)
-unigram, bigram = unigram_bpc(train_ids, held_out_ids, V), bigram_bpc(train_ids, held_out_ids, V)
-print(
-    f"held-out bits per character: uniform over {V} characters {torch.log2(torch.tensor(V)):.2f}, "
-    f"unigram {unigram:.2f}, bigram {bigram:.2f}"
-)
+unigram = unigram_bpc(train_ids, held_out_ids, V)
+bigram = bigram_bpc(train_ids, held_out_ids, V)
+uniform = torch.log2(torch.tensor(V)).item()
+print(f"held-out bits per character: uniform over {V} characters {uniform:.2f}")
+print(f"unigram {unigram:.2f}, bigram {bigram:.2f}")
 # --8<-- [end:baselines]
 
 
 # %%
+# --8<-- [start:model_by_hand]
+torch.manual_seed(SEED)
+model = CharTransformer(vocab_size=V).eval()  # untrained: only the shapes matter here
+windows = torch.Generator().manual_seed(SEED)
+inputs, targets = random_windows(train_ids, 2, model.context, windows)  # (B, T) each
+print("input ", repr(vocabulary.decode(inputs[0, :40])))
+print("target", repr(vocabulary.decode(targets[0, :40])), "(the next characters)")
+with torch.no_grad():
+    x = model.positions(model.embedding(inputs))  # (B, T, d_model)
+    mask = causal_mask(inputs.size(1))  # (T, T): position t reads positions 0..t
+    for layer in model.layers:  # causal self-attention and feed-forward, pre-norm
+        x, _ = layer(x, mask=mask)
+    logits = model.output(model.final_norm(x))  # (B, T, V): one guess per position
+    same_as_model = torch.equal(logits, model(inputs)[0])
+print("logits", tuple(logits.shape), "(B, T, V)")
+print("the same as model(inputs):", same_as_model)
+# --8<-- [end:model_by_hand]
+
+
+# %%
 # --8<-- [start:train]
-result = trained_language_model(steps=STEPS, seed=SEED, device=DEVICE)  # trained once: every cell below reuses it
+result = trained_language_model(steps=STEPS, seed=SEED, device=DEVICE)  # trained once
 parameters = sum(p.numel() for p in result.model.parameters())
-print(f"{parameters:,} parameters, {STEPS} steps of 32 windows of {result.model.context} characters")
-print(f"held-out bits per character: {result.held_out_bpc:.2f} (bigram {bigram:.2f}, unigram {unigram:.2f})")
-sum_task = trained_sum_model(seed=SEED, steps=500, device=DEVICE)  # the site's yardstick: one 500-step training
-print(
-    f"training took {result.seconds:.1f} s, {result.seconds / sum_task.seconds:.1f} times one 500-step "
-    f"sum-task training ({sum_task.seconds:.1f} s) in this build"
-)
+print(f"{parameters:,} parameters, {STEPS} steps of 32 windows of 64 characters")
+print(f"training took {result.seconds:.1f} s on this machine")
 held_out_bpc = result.held_out_bpc
+print(f"held-out bits per character: {held_out_bpc:.2f} (bigram {bigram:.2f})")
 # --8<-- [end:train]
 
 
 # %%
+# --8<-- [start:next_character]
+prompt = vocabulary.encode("The value of the ")
+with torch.no_grad():
+    logits = result.model(prompt.unsqueeze(0))[0][0, -1]  # (V,): the next character
+distributions = {}
+for temperature, top_k in ((1.0, None), (0.5, None), (2.0, None), (1.0, 5)):
+    scaled = logits / temperature  # below 1: sharper; above 1: flatter
+    if top_k is not None:  # keep only the k most likely characters
+        kth_largest = scaled.topk(top_k).values[-1]
+        scaled = scaled.masked_fill(scaled < kth_largest, float("-inf"))
+    probabilities = torch.softmax(scaled, dim=-1)  # (V,)
+    distributions[temperature, top_k] = probabilities
+    best = probabilities.argmax().item()
+    print(
+        f"temperature {temperature}, top-k {top_k}: "
+        f"most likely {vocabulary.chars[best]!r} {probabilities[best]:.2f}, "
+        f"characters possible {(probabilities > 0).sum()}"
+    )
+next_id = torch.multinomial(distributions[1.0, 5], 1, generator=torch.Generator())
+# the likeliest character's probability under each setting, in the order above
+top_probability = [p.max().item() for p in distributions.values()]
+possible_top_5 = (distributions[1.0, 5] > 0).sum().item()
+# --8<-- [end:next_character]
+
+
+# %%
+# --8<-- [start:temperature_top_k]
+candidates = distributions[1.0, None].topk(12).indices  # the 12 likeliest characters
+fig = distribution_bars(
+    [repr(vocabulary.chars[i])[1:-1].replace(" ", "␣") for i in candidates.tolist()],
+    [(f"T={t}" + (f", top-{k}" if k else ""), p[candidates]) for (t, k), p in distributions.items()],
+)
+# --8<-- [end:temperature_top_k]
+
+
+# %%
 # --8<-- [start:samples]
-prompt = vocabulary.encode("The ")
+start = vocabulary.encode("The ")
+reference = vocabulary.decode(train_ids)
 shares = {}
 for temperature, top_k in ((1.0, None), (0.5, 5)):
     generator = torch.Generator().manual_seed(SEED)
-    sample = vocabulary.decode(generate(result.model, prompt, 1200, temperature, top_k, generator))
-    shares[temperature] = known_word_share(sample[len("The ") :], vocabulary.decode(train_ids))
-    known = shares[temperature]
-    print(f"--- temperature {temperature}, top-k {top_k}: {known:.0%} of the words occur in the training text")
-    print(" ".join(sample.split())[:400])  # runs of spaces and newlines shown as one space
-careful_share = shares[0.5]
+    ids = generate(result.model, start, 1200, temperature, top_k, generator)
+    sample = vocabulary.decode(ids[len(start) :])
+    shares[temperature] = known_word_share(sample, reference)
+    print(
+        f"--- temperature {temperature}, top-k {top_k}: "
+        f"{shares[temperature]:.0%} of the words occur in the training text"
+    )
+    print(" ".join(sample.split())[:400])  # runs of spaces and newlines as one space
+plain_share, careful_share = shares[1.0], shares[0.5]
 # --8<-- [end:samples]
 
 
@@ -93,34 +150,35 @@ careful_share = shares[0.5]
 # --8<-- [start:sentence_heads]
 sentence = "The return statement leaves the current function call."
 tokens = vocabulary.encode(sentence).unsqueeze(0)  # (1, T)
-with torch.no_grad():
-    _, weights = with_attention_weights(result.model)(tokens)  # a list of (1, h, T, T), one per layer
+with torch.no_grad():  # the model on the hand-written attention, which returns weights
+    _, weights = with_attention_weights(result.model)(tokens)  # per layer: (1, h, T, T)
+num_heads = weights[0].size(1)
 previous, word_start = [], []
-starts = [0] + [i + 1 for i, char in enumerate(sentence[:-1]) if char == " "]  # first character of each word
+starts = [0] + [i + 1 for i, char in enumerate(sentence[:-1]) if char == " "]
 start_of = [max(s for s in starts if s <= t) for t in range(len(sentence))]
+rows = range(1, len(sentence))
 for layer, layer_weights in enumerate(weights):
     for head, w in enumerate(layer_weights[0]):  # w: (T, T)
-        on_previous = torch.stack([w[t, t - 1] for t in range(1, len(sentence))]).mean().item()
-        on_word_start = torch.stack([w[t, start_of[t]] for t in range(1, len(sentence))]).mean().item()
-        previous.append(on_previous)
-        word_start.append(on_word_start)
+        previous.append(torch.stack([w[t, t - 1] for t in rows]).mean().item())
+        word_start.append(torch.stack([w[t, start_of[t]] for t in rows]).mean().item())
         print(
-            f"layer {layer}, head {head}: weight on the previous character {on_previous:.2f}, "
-            f"on the first character of the word {on_word_start:.2f}"
+            f"layer {layer}, head {head}: "
+            f"on the previous character {previous[-1]:.2f}, "
+            f"on the first character of the word {word_start[-1]:.2f}"
         )
-uniform = sum(1 / (t + 1) for t in range(1, len(sentence))) / (len(sentence) - 1)  # one key's share, evenly spread
+uniform = sum(1 / (t + 1) for t in rows) / len(rows)  # one key's share, evenly spread
 print(f"for comparison, one key's share of evenly spread weights: {uniform:.2f}")
 # --8<-- [end:sentence_heads]
 
 
 # %%
 # --8<-- [start:sentence_map]
-layer_of_best = max(range(len(word_start)), key=word_start.__getitem__) // len(weights[0][0])
+layer_of_best = max(range(len(word_start)), key=word_start.__getitem__) // num_heads
 shown = slice(0, 28)  # the first 28 characters, so that each one stays readable
 labels = [c if c != " " else "␣" for c in sentence[shown]]
 fig = heatmaps(
     [w[shown, shown] for w in weights[layer_of_best][0]],
-    [f"layer {layer_of_best}, head {h}" for h in range(len(weights[layer_of_best][0]))],
+    [f"layer {layer_of_best}, head {h}" for h in range(num_heads)],
     labels,
     xlabel="key (character)",
     ylabel="query (character)",

@@ -11,11 +11,13 @@ import torch
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
-from tutorial_code.digit_model import DigitModel
 from tutorial_code.masks import padding_mask
-from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention, combine_heads, split_heads
-from tutorial_code.plots import heatmaps
-from tutorial_code.sum_task import make_batch, train_sum_model, trained_sum_model
+from tutorial_code.multi_head import (
+    EfficientMultiHeadAttention,
+    MultiHeadAttention,
+    combine_heads,
+    split_heads,
+)
 
 torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [end:setup]
@@ -25,8 +27,39 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 500  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
 # --8<-- [end:parameters]
+
+
+# %%
+# --8<-- [start:lesson_module]
+class MultiHeadSelfAttention(nn.Module):
+    """The computing lines of `MultiHeadAttention`, for self-attention only."""
+
+    def __init__(self, d_model: int, num_heads: int) -> None:
+        super().__init__()
+        self.num_heads = num_heads
+        self.W_Q = nn.Linear(d_model, d_model)  # the queries of all heads at once
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)  # mixes the heads' results
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        Q = split_heads(self.W_Q(x), self.num_heads)  # (B, h, T, d_k)
+        K = split_heads(self.W_K(x), self.num_heads)  # (B, h, T, d_k)
+        V = split_heads(self.W_V(x), self.num_heads)  # (B, h, T, d_k)
+        heads, weights = scaled_dot_product_attention(Q, K, V)  # (B, h, T, d_k)
+        return self.W_O(combine_heads(heads)), weights  # (B, T, d_model)
+
+
+torch.manual_seed(SEED)
+lesson = MultiHeadSelfAttention(d_model=16, num_heads=4)
+complete = MultiHeadAttention(d_model=16, num_heads=4)
+complete.load_state_dict(lesson.state_dict())  # the same four matrices
+x = torch.randn(2, 5, 16)
+lesson_difference = (lesson(x)[0] - complete(x)[0]).abs().max().item()
+print(f"largest difference from MultiHeadAttention: {lesson_difference:.1e}")
+# --8<-- [end:lesson_module]
 
 
 # %%
@@ -52,65 +85,123 @@ print("same as the module:", torch.allclose(output, attention(x)[0]))
 
 
 # %%
+# --8<-- [start:head_split]
+from tutorial_code.diagrams_heads import head_split_figure
+
+with torch.no_grad():  # the first sequence of the batch above
+    fig = head_split_figure(attention.W_Q(x)[0], Q[0], concat[0], attention.W_O.weight, output[0])
+# --8<-- [end:head_split]
+
+
+# %%
+# --8<-- [start:task]
+from tutorial_code.sum_task import make_batch
+
+numbers, targets = make_batch(3, generator=torch.Generator().manual_seed(SEED))
+print("numbers:", numbers)
+print("targets (sum / 10):", targets)
+target_variance = make_batch(100_000)[1].var().item()  # MSE of answering the mean
+print(f"always answering the mean target gives an MSE of {target_variance:.3f}")
+# --8<-- [end:task]
+
+
+# %%
+# --8<-- [start:hand_loop]
+from tutorial_code.digit_model import DigitModel
+from tutorial_code.training_loop import train
+
+torch.manual_seed(SEED)
+tiny = DigitModel(d_model=16, num_heads=2, d_ff=32, num_layers=1)  # a small one
+losses = train(tiny, make_batch, steps=100, lr=1e-2, seed=SEED)
+print(f"loss at step 1: {losses[0]:.2f}; at step 100: {losses[-1]:.2f}")
+first_loss, last_loss = losses[0], losses[-1]
+# --8<-- [end:hand_loop]
+
+
+# %%
+# --8<-- [start:concat_only]
+from tutorial_code.sum_task import train_sum_model, trained_sum_model
+
+with_w_o = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained once
+torch.manual_seed(SEED)
+model = DigitModel()
+for layer in model.layers:
+    layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing
+without_w_o = train_sum_model(steps=STEPS, seed=SEED, model=model, device=DEVICE)
+for name, trained in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
+    parameters = sum(p.numel() for p in trained.model.parameters())
+    mse = trained.eval_loss
+    print(f"{name:>24}: {parameters:,} parameters, held-out MSE {mse:.4f}")
+with_w_o_mse, without_w_o_mse = with_w_o.eval_loss, without_w_o.eval_loss
+# --8<-- [end:concat_only]
+
+
+# %%
 # --8<-- [start:w_o_blocks]
 def head_shares(W_O: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """How strongly output feature i reads head j: the size of W_O's block (i, head j's d_k columns), as a share."""
+    """How strongly output feature i reads head j: W_O's block (i, j), as a share."""
     d_model = W_O.size(0)
-    reads = W_O.detach().view(d_model, num_heads, d_model // num_heads).norm(dim=-1)  # (d_model, h)
+    d_k = d_model // num_heads
+    blocks = W_O.detach().view(d_model, num_heads, d_k)  # (d_model, h, d_k)
+    reads = blocks.norm(dim=-1)  # (d_model, h): the size of each block
     return reads / reads.sum(dim=-1, keepdim=True)
 
 
-result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # the sum-task model, trained once
 torch.manual_seed(SEED)
 untrained = DigitModel()  # the weights that training started from
 h = untrained.layers[0].attention.num_heads
 shares = {
     "before training": head_shares(untrained.layers[0].attention.W_O.weight, h),
-    "after training": head_shares(result.model.layers[0].attention.W_O.weight, h),
+    "after training": head_shares(with_w_o.model.layers[0].attention.W_O.weight, h),
 }
 print("share of each head in output features 0-5 of the first layer, after training:")
 print(shares["after training"][:6])
+every_head, distances = [], []  # per model: features that read every head; evenness
 for name, share in shares.items():
-    every_head = int((share > 0.10).all(dim=-1).sum())
+    every_head.append(int((share > 0.10).all(dim=-1).sum()))
+    distances.append((share - 1 / h).abs().mean().item())
     print(
-        f"{name:>15}: {every_head} of {share.size(0)} output features read every head with at least 10 %; "
-        f"mean distance from an even {1 / h:.0%}: {(share - 1 / h).abs().mean():.3f}"
+        f"{name:>15}: {every_head[-1]} of {share.size(0)} output features read every "
+        f"head with at least 10 %; mean distance from an even {1 / h:.0%}: "
+        f"{distances[-1]:.3f}"
     )
-untrained_every_head = int((shares["before training"] > 0.10).all(dim=-1).sum())
+untrained_every_head, trained_every_head = every_head
 output_features = shares["before training"].size(0)
-distance_before, distance_after = ((share - 1 / h).abs().mean().item() for share in shares.values())
+distance_before, distance_after = distances
 # --8<-- [end:w_o_blocks]
 
 
 # %%
-# --8<-- [start:concat_only]
-with_w_o = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
-torch.manual_seed(SEED)
-model = DigitModel()
-for layer in model.layers:
-    layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing, no parameters
-without_w_o = train_sum_model(steps=STEPS, seed=SEED, model=model, device=DEVICE)
-for name, trained in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
-    parameters = sum(p.numel() for p in trained.model.parameters())
-    print(f"{name:>24}: {parameters:,} parameters, held-out MSE {trained.eval_loss:.4f}")
-target_variance = make_batch(100_000)[1].var().item()  # the MSE of always answering the mean
-print(f"for scale: always answering the mean target gives an MSE of {target_variance:.3f}")
-without_w_o_mse = without_w_o.eval_loss
-# --8<-- [end:concat_only]
-
-
-# %%
 # --8<-- [start:sum_model_heads]
+from tutorial_code.plots import heatmaps
+
 numbers = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
 with torch.no_grad():
-    _, weights = with_w_o.model.eval()(torch.tensor([numbers]))  # the model with W_O, trained above
+    _, weights = with_w_o.model.eval()(torch.tensor([numbers]))  # the model with W_O
 first_layer = weights[0][0]  # layer 0, sequence 0: (h, T, T)
 labels = [str(int(v)) for v in numbers]
 heads = [f"head {h}" for h in range(len(first_layer))]
 fig = heatmaps(list(first_layer), heads, labels, xlabel="key (digit)", ylabel="query (digit)")
-closest_pair = min(
-    (first_layer[i] - first_layer[j]).abs().max().item() for i in range(h) for j in range(i + 1, h)
-)  # the two most similar heads: their largest difference in any weight
+top_key = first_layer.argmax(dim=-1)  # (h, T): the key each query weighs most, per head
+top_digit = [[labels[k] for k in row] for row in top_key.tolist()]  # that key's digit
+sharpness = first_layer.max(dim=-1).values.mean(dim=-1)  # (h,): mean largest weight
+pairs = [(i, j) for i in range(len(heads)) for j in range(i + 1, len(heads))]
+same_top = {f"{i}-{j}": int((top_key[i] == top_key[j]).sum()) for i, j in pairs}
+num_queries = len(labels)
+correlation = {
+    f"{i}-{j}": torch.corrcoef(torch.stack([first_layer[i].flatten(), first_layer[j].flatten()]))[0, 1].item()
+    for i, j in pairs
+}
+print("| heads | queries whose largest weight falls on the same key | correlation of the two maps |")
+print("|---|---|---|")
+for pair in same_top:
+    print(f"| {pair.replace('-', ' and ')} | {same_top[pair]} of {num_queries} | {correlation[pair]:.2f} |")
+print()
+print(
+    "Mean largest weight of a query, per head: "
+    + ", ".join(f"head {i} {s:.2f}" for i, s in enumerate(sharpness.tolist()))
+    + f" (an even spread gives {1 / len(labels):.3f})."
+)
 # --8<-- [end:sum_model_heads]
 
 

@@ -9,6 +9,7 @@
 # --8<-- [start:setup]
 import torch
 
+from tutorial_code.diagrams_blocks import pairs_on_circle
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.plots import table_image
 from tutorial_code.positional import shift_rotation, sinusoidal_table
@@ -22,7 +23,7 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 600  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
 # --8<-- [end:parameters]
 
 
@@ -51,13 +52,20 @@ print("dot product of position 10 with positions 8..12:", similarity[10, 8:13])
 
 
 # %%
+# --8<-- [start:position_circles]
+fig = pairs_on_circle(table, pairs=(0, 1), positions=7, shift=2, starts=(1, 4))
+# --8<-- [end:position_circles]
+
+
+# %%
 # --8<-- [start:shift]
 two_left, two_right = similarity[10, 8].item(), similarity[10, 12].item()
 errors = {}
 for k in (2, -2):
-    moved = table[10:40] @ shift_rotation(k, 16).T  # positions 10..39, each turned by R_k
+    moved = table[10:40] @ shift_rotation(k, 16).T  # positions 10..39, turned by R_k
     errors[k] = (moved - table[10 + k : 40 + k]).abs().max().item()
-    print(f"R_{k:+d} @ PE[pos] against PE[pos {k:+d}], pos = 10..39: largest difference {errors[k]:.1e}")
+    print(f"R_{k:+d} @ PE[pos] against PE[pos {k:+d}], pos = 10..39:", end=" ")
+    print(f"largest difference {errors[k]:.1e}")
 rotation_gap = (shift_rotation(2, 16) - shift_rotation(-2, 16)).abs().max().item()
 print(f"largest entry of R_+2 - R_-2: {rotation_gap:.2f}")
 largest_error = max(errors.values())
@@ -76,13 +84,15 @@ fig = table_image(
 
 # %%
 # --8<-- [start:compare]
-print(f"{'positions':>10} {'held-out MSE':>13}")
-mse = {}
-for positional in ("none", "sinusoidal", "learned"):
-    mse[positional] = train_first_minus_last(positional, steps=STEPS, seed=SEED, device=DEVICE).eval_loss
-    print(f"{positional:>10} {mse[positional]:>13.3f}")
 numbers = torch.randint(0, 10, (100_000, 8)).float()
 target_variance = (numbers[:, 0] - numbers[:, -1]).var().item()
-print(f"variance of the target (the MSE of always answering its mean): {target_variance:.1f}")
+print(f"variance of the target, the MSE of answering its mean: {target_variance:.1f}")
+print(f"{'positions':>10} {'held-out MSE':>13} {'variance explained':>19}")
+mse = {}
+for positional in ("none", "sinusoidal", "learned"):
+    result = train_first_minus_last(positional, steps=STEPS, seed=SEED, device=DEVICE)
+    mse[positional] = result.eval_loss
+    explained = 1 - mse[positional] / target_variance
+    print(f"{positional:>10} {mse[positional]:>13.3f} {explained:>19.1%}")
 no_positions, sinusoidal, learned = mse["none"], mse["sinusoidal"], mse["learned"]
 # --8<-- [end:compare]

@@ -12,9 +12,10 @@ import warnings
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from tutorial_code.attention import SelfAttention, scaled_dot_product_attention
-from tutorial_code.masks import causal_mask
+from tutorial_code.diagrams_attention import one_query
 from tutorial_code.plots import bars, flow_diagram
 
 torch.set_printoptions(precision=3, sci_mode=False)
@@ -25,6 +26,57 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the random weights and inputs
 # --8<-- [end:parameters]
+
+
+# %%
+# --8<-- [start:six_steps]
+torch.manual_seed(SEED)
+B, T, d_model, d_k = 2, 5, 8, 4
+x = torch.randn(B, T, d_model)  # two sequences of five token vectors
+W_Q = nn.Linear(d_model, d_k, bias=False)  # learned projections (still random here)
+W_K = nn.Linear(d_model, d_k, bias=False)
+W_V = nn.Linear(d_model, d_k, bias=False)
+
+Q, K, V = W_Q(x), W_K(x), W_V(x)  # 1. project: (B, T, d_k) each
+scores = Q @ K.transpose(-2, -1)  # 2. score every query against every key: (B, T, T)
+scaled = scores / math.sqrt(d_k)  # 3. scale: keeps the spread of the scores near 1
+allowed = torch.ones(T, T, dtype=torch.bool).tril()  # True = may attend (key s <= t)
+masked = scaled.masked_fill(~allowed, float("-inf"))  # 4. mask (optional): weight 0
+weights = torch.softmax(masked, dim=-1)  # 5. softmax over the keys: (B, T, T)
+output = weights @ V  # 6. weighted sum of the values: (B, T, d_k)
+
+print("weights of sequence 0 (row t: query t; column s: key s):")
+print(weights[0].detach())
+print("each row sums to", weights[0].sum(dim=-1).detach())
+print("output:", tuple(output.shape))
+# --8<-- [end:six_steps]
+
+
+# %%
+# --8<-- [start:six_steps_figure]
+def shape(t: torch.Tensor) -> str:
+    return "shape (" + ", ".join(map(str, t.shape)) + ")"
+
+
+fig = flow_diagram(
+    [
+        ("project X to Q, K and V", f"each {shape(Q)}"),
+        ("score: Q K^T", shape(scores)),
+        ("scale: divide by sqrt(d_k)", shape(scaled)),
+        ("mask: blocked scores to -inf", shape(masked)),
+        ("softmax over the keys", f"{shape(weights)}, rows sum to 1"),
+        ("weighted sum: weights V", shape(output)),
+    ]
+)
+# --8<-- [end:six_steps_figure]
+
+
+# %%
+# --8<-- [start:same_as_function]
+ours, _ = scaled_dot_product_attention(Q, K, V, mask=allowed)
+difference = (ours - output).abs().max().item()
+print(f"largest difference from the six steps: {difference:.1e}")
+# --8<-- [end:same_as_function]
 
 
 # %%
@@ -48,6 +100,13 @@ print(output[0, 0], "==", weights[0, 0] @ x[0])
 
 
 # %%
+# --8<-- [start:one_query_figure]
+scaled_scores = x[0] @ x[0].T / math.sqrt(x.size(-1))  # (T, T)
+fig = one_query(x[0, 0], x[0], scaled_scores[0], weights[0, 0], x[0], output[0, 0])
+# --8<-- [end:one_query_figure]
+
+
+# %%
 # --8<-- [start:qkv]
 torch.manual_seed(SEED)
 attention = SelfAttention(d_model=4, d_k=4)  # W_Q, W_K, W_V: three learned 4x4 matrices
@@ -68,7 +127,8 @@ for d_k in (16, 64, 256):
     k = torch.randn(10_000, d_k)
     scores = (q * k).sum(dim=-1)  # one dot product per pair
     scaled_spreads.append((scores / math.sqrt(d_k)).std().item())
-    print(f"{d_k:>5} {scores.std():>11.2f} {math.sqrt(d_k):>10.2f} {scaled_spreads[-1]:>21.2f}")
+    print(f"{d_k:>5} {scores.std():>11.2f} {math.sqrt(d_k):>10.2f}", end=" ")
+    print(f"{scaled_spreads[-1]:>21.2f}")
 # --8<-- [end:spread]
 
 
@@ -86,8 +146,9 @@ for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt
     jacobian = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
     top_weight = p.max(dim=-1).values.mean()
     gradient_size = jacobian.norm(dim=(-2, -1)).mean()
-    print(f"{name:>8}: top weight {top_weight:.2f} (uniform: {1 / num_keys:.3f}), softmax gradient {gradient_size:.3f}")
     top[name], gradient[name] = top_weight.item(), gradient_size.item()
+    line = f"{name:>8}: top weight {top[name]:.2f} (uniform: {1 / num_keys:.3f})"
+    print(f"{line}, softmax gradient {gradient[name]:.3f}")
 # --8<-- [end:peak]
 
 
@@ -125,40 +186,11 @@ print("PyTorch warns:", str(caught[0].message).split(".")[0])
 
 # %%
 # --8<-- [start:causal]
-output, weights = scaled_dot_product_attention(x, x, x, mask=causal_mask(3))
+causal = torch.ones(3, 3, dtype=torch.bool).tril()  # row t: True for keys 0..t
+print(causal)
+output, weights = scaled_dot_product_attention(x, x, x, mask=causal)
 print(weights[0])
 # --8<-- [end:causal]
-
-
-# %%
-# --8<-- [start:six_steps]
-torch.manual_seed(SEED)
-attention = SelfAttention(d_model=8, d_k=4)
-x = torch.randn(2, 5, 8)  # (B=2, T=5, d_model=8)
-Q, K, V = attention.W_Q(x), attention.W_K(x), attention.W_V(x)  # step 1
-scores = Q @ K.transpose(-2, -1)  # step 2
-scaled = scores / math.sqrt(Q.size(-1))  # step 3
-masked = scaled.masked_fill(~causal_mask(5), float("-inf"))  # step 4 (optional)
-weights = torch.softmax(masked, dim=-1)  # step 5
-output = weights @ V  # step 6
-
-
-def shape(t: torch.Tensor) -> str:
-    return "shape (" + ", ".join(map(str, t.shape)) + ")"
-
-
-fig = flow_diagram(
-    [
-        ("project X to Q, K and V", f"each {shape(Q)}"),
-        ("score: Q K^T", shape(scores)),
-        ("scale: divide by sqrt(d_k)", shape(scaled)),
-        ("mask: blocked scores to -inf", shape(masked)),
-        ("softmax over the keys", f"{shape(weights)}, rows sum to 1"),
-        ("weighted sum: weights V", shape(output)),
-    ]
-)
-same = torch.allclose(output, scaled_dot_product_attention(Q, K, V, mask=causal_mask(5))[0], atol=1e-6)
-# --8<-- [end:six_steps]
 
 
 # %%
@@ -168,11 +200,12 @@ query, key, value = torch.randn(3, 2, 8, 10, 16)  # (B=2, h=8, T=10, d_k=16) eac
 largest_difference = {}
 for name, kwargs in (
     ("no mask", {}),
-    ("boolean causal mask", {"mask": causal_mask(10)}),
+    ("boolean causal mask", {"mask": torch.ones(10, 10, dtype=torch.bool).tril()}),
     ("float mask", {"mask": torch.randn(10, 10)}),
 ):
     ours, _ = scaled_dot_product_attention(query, key, value, **kwargs)
-    theirs = F.scaled_dot_product_attention(query, key, value, attn_mask=kwargs.get("mask"))
+    mask = kwargs.get("mask")
+    theirs = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)
     largest_difference[name] = (ours - theirs).abs().max().item()
     print(f"{name:>20}: largest difference {largest_difference[name]:.1e}")
 # --8<-- [end:check_torch]

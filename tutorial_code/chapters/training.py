@@ -7,8 +7,12 @@
 
 # %%
 # --8<-- [start:setup]
+import math
+
 import torch
 
+from tutorial_code.diagrams_encoder import encoder_diagram
+from tutorial_code.digit_model import DigitModel
 from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.plots import heatmaps, log_lines
 from tutorial_code.sum_task import make_batch, predict_sum, trained_sum_model
@@ -22,39 +26,71 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 500  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+DEVICE = "cpu"  # where they train ("cuda" on an NVIDIA GPU); models return to the CPU
 # --8<-- [end:parameters]
 
 
 # %%
-# --8<-- [start:encoder_run]
+# --8<-- [start:encoder_steps]
 torch.manual_seed(SEED)
-encoder = Encoder(vocab_size=1000, d_model=64, num_heads=8, d_ff=256, num_layers=2, pad_id=0).eval()
-token_ids = torch.randint(1, 1000, (2, 8))  # a batch of 2 sequences of 8 token ids
-token_ids[1, 5:] = 0  # the second has 5 tokens, then 3 padding
-encoded, weights = encoder(token_ids)
-print("token ids", tuple(token_ids.shape), "-> encoded", tuple(encoded.shape), "(B, T, d_model)")
-print("weights per layer", tuple(weights[0].shape), "(B, h, T, T)")
-on_padding = weights[-1][1, :, :, 5:].sum().item()
-print(f"weight that sequence 1 puts on its padding, last layer, all heads: {on_padding}")
-classifier = EncoderClassifier(encoder, num_classes=3).eval()  # untrained: the probabilities mean nothing yet
+encoder = Encoder(1000, d_model=64, num_heads=8, d_ff=256, num_layers=2, pad_id=0)
+encoder.eval()  # dropout off, so the steps below and the module give the same numbers
+token_ids = torch.randint(1, 1000, (2, 8))  # (B, T): 2 sequences of 8 ids below 1000
+token_ids[1, 5:] = 0  # the second has 5 tokens, then 3 padding (pad_id 0)
+
+real = token_ids != encoder.pad_id  # (B, T), True = a real token
+mask = real[:, None, None, :]  # (B, 1, 1, T): every query may attend to the real keys
+x = encoder.embedding(token_ids) * math.sqrt(encoder.d_model)  # (B, T, d_model)
+x = encoder.positions(x)  # adds the sinusoidal positions; same shape
+for layer in encoder.layers:
+    x, weights = layer(x, mask=mask)  # (B, T, d_model), (B, h, T, T)
+print("token ids", tuple(token_ids.shape), "->", tuple(x.shape), "(B, T, d_model)")
+print("attention weights per layer", tuple(weights.shape), "(B, h, T, T)")
+
+encoded, all_weights = encoder(token_ids)  # the module: the same steps
+same_as_module = torch.equal(encoded, x)
+print("encoder(token_ids) gives the same vectors:", same_as_module)
+on_padding = all_weights[-1][1, :, :, 5:].sum().item()
+print(f"weight sequence 1 puts on its padding, last layer, all heads: {on_padding}")
+# --8<-- [end:encoder_steps]
+
+
+# %%
+# --8<-- [start:encoder_diagram]
+fig = encoder_diagram(encoder, token_ids)  # the shapes come from one more forward pass
+# --8<-- [end:encoder_diagram]
+
+
+# %%
+# --8<-- [start:classifier_run]
+classifier = EncoderClassifier(encoder, num_classes=3).eval()  # untrained
 logits = classifier(token_ids)
 print("class logits", tuple(logits.shape), "(B, num_classes); probabilities:")
 print(logits.softmax(dim=-1).detach())
-# --8<-- [end:encoder_run]
+# --8<-- [end:classifier_run]
 
 
 # %%
 # --8<-- [start:sum_task]
-result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained once per process, reused below
+torch.manual_seed(SEED)  # the initial weights of the training below
+untrained = DigitModel().eval()
+numbers, targets = make_batch(100_000)
+with torch.no_grad():
+    guesses, _ = untrained(numbers)  # (B,)
+mean_square = targets.pow(2).mean().item()
+average_guess, mean_target = guesses.mean().item(), targets.mean().item()
+spread, variance = guesses.std().item(), targets.var().item()
+print(f"untrained model: predictions {average_guess:.2f} on average, std {spread:.2f}")
+print(f"targets y: E[y] {mean_target:.2f}, Var(y) {variance:.2f}")
+print(f"E[y^2] {mean_square:.2f}: the MSE of a model that always answers 0")
+
+result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # reused below
 for step in sorted({*range(0, STEPS, max(1, STEPS // 5)), STEPS - 1}):
     print(f"step {step:>3}: training loss {result.losses[step]:.4f}")
-print(f"held-out loss in eval mode: {result.eval_loss:.4f}  (training took {result.seconds:.1f} s)")
+first_loss, last_losses = result.losses[0], result.losses[-50:]
+print(f"highest training loss of the last 50 steps: {max(last_losses):.4f}")
+print(f"held-out loss in eval mode: {result.eval_loss:.4f}")
 print(f"parameters: {sum(p.numel() for p in result.model.parameters()):,}")
-_, targets = make_batch(100_000)
-mean_square = targets.pow(2).mean().item()  # the MSE of a model that always answers 0
-print(f"targets: mean {targets.mean():.2f}, variance {targets.var():.2f}, mean square {mean_square:.2f}")
-first_loss, final_loss = result.losses[0], sum(result.losses[-50:]) / 50
 # --8<-- [end:sum_task]
 
 
@@ -70,8 +106,9 @@ numbers = [3, 1, 4, 1, 5, 9, 2, 6]
 print(f"eval mode:  {predict_sum(result.model, numbers):.2f} (true sum {sum(numbers)})")
 result.model.train()  # dropout on: every call drops different features
 torch.manual_seed(SEED)
+inputs = torch.tensor([numbers], dtype=torch.float32)
 with torch.no_grad():
-    noisy = [result.model(torch.tensor([numbers], dtype=torch.float32))[0].item() * 10 for _ in range(5)]
+    noisy = [result.model(inputs)[0].item() * 10 for _ in range(5)]
 result.model.eval()
 print("train mode:", ", ".join(f"{p:.2f}" for p in noisy))
 # --8<-- [end:predict]
@@ -79,18 +116,26 @@ print("train mode:", ", ".join(f"{p:.2f}" for p in noisy))
 
 # %%
 # --8<-- [start:argmax]
-argmax_result = train_argmax(steps=STEPS, seed=SEED, device=DEVICE)  # cached: the figure below reuses it
-print(f"held-out cross-entropy {argmax_result.eval_loss:.3f}, accuracy {accuracy(argmax_result.model):.1%}")
+numbers, targets = argmax_batch(2, 8, torch.Generator().manual_seed(0))
+print("digits:", numbers.int().tolist(), "-> where the largest is:", targets.tolist())
+
+argmax_result = train_argmax(steps=STEPS, seed=SEED, device=DEVICE)  # cached
+held_out_accuracy = accuracy(argmax_result.model)
+cross_entropy = argmax_result.eval_loss
+print(f"held-out cross-entropy {cross_entropy:.3f}, accuracy {held_out_accuracy:.1%}")
 numbers, targets = argmax_batch(256, 8, torch.Generator().manual_seed(7))
 with torch.no_grad():
     _, weights = argmax_result.model(numbers)  # list of (B, h, T, T), one per layer
 rows = torch.arange(len(targets))
 on_largest = []
 for layer, layer_weights in enumerate(weights):
-    # weight that each query gives to the key holding the largest digit, averaged over queries and sequences
-    on_largest.append(layer_weights[rows, :, :, targets].mean(dim=(0, 2)))  # (h,)
-    print(f"layer {layer}, weight on the largest digit per head:", on_largest[layer])
-sharpest_first_layer_head = on_largest[0].max().item()
+    # weight each query gives the key of the largest digit: (B, h, T) -> mean -> (h, T)
+    per_query = layer_weights[rows, :, :, targets].mean(dim=0)
+    on_largest.append(per_query)
+    print(f"layer {layer}, weight on the largest digit, per head:", per_query.mean(1))
+sharpest_head = int(on_largest[0].mean(dim=1).argmax())
+sharpest_per_query = on_largest[0][sharpest_head]  # (T,): one value per query position
+print(f"layer 0, head {sharpest_head}, per query position:", sharpest_per_query)
 # --8<-- [end:argmax]
 
 

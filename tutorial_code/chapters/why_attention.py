@@ -6,31 +6,23 @@
 
 
 # %%
+# --8<-- [start:connection_paths_figure]
+from tutorial_code.diagrams_attention import connection_paths
+
+fig = connection_paths(seq_len=8)
+# --8<-- [end:connection_paths_figure]
+
+
+# %%
 # --8<-- [start:setup]
 import os
 
 import torch
 
-from tutorial_code.efficiency import attention_flops, recurrent_flops
 from tutorial_code.plots import log_lines
 from tutorial_code.why_attention import gradient_reach, time_layers
 
 # --8<-- [end:setup]
-
-
-# %%
-# --8<-- [start:timing]
-print(f"CPU threads used by PyTorch: {torch.get_num_threads()} (of {os.cpu_count()} cores)")
-print(f"{'T':>5} {'RNN (ms)':>9} {'attention (ms)':>15} {'attention / RNN':>16}")
-rows = time_layers(seq_lens=(64, 128, 256, 512, 1024), d_model=64, batch_size=8)
-for row in rows:
-    ratio = row.attention_ms / row.recurrent_ms
-    print(f"{row.seq_len:>5} {row.recurrent_ms:>9.1f} {row.attention_ms:>15.1f} {ratio:>16.1f}")
-# The arithmetic behind the times, counted: how much more work T = 1024 takes than T = 512.
-recurrent_work = recurrent_flops(8, 1024, 64) / recurrent_flops(8, 512, 64)
-attention_work = attention_flops(8, 1024, 64) / attention_flops(8, 512, 64)
-print(f"work from T = 512 to 1024: RNN x{recurrent_work:.1f}, attention x{attention_work:.1f}")
-# --8<-- [end:timing]
 
 
 # %%
@@ -51,3 +43,40 @@ fig = log_lines(
     ylabel="gradient norm (log scale)",
 )
 # --8<-- [end:gradient_reach_figure]
+
+
+# %%
+# --8<-- [start:timing]
+threads, cores = torch.get_num_threads(), os.cpu_count()
+print(f"CPU threads used by PyTorch: {threads} (of {cores} cores)")
+print(f"{'T':>5} {'RNN (ms)':>9} {'attention (ms)':>15} {'attention / RNN':>16}")
+rows = time_layers(seq_lens=(64, 128, 256, 512, 1024), d_model=64, batch_size=8)
+for row in rows:
+    ratio = row.attention_ms / row.recurrent_ms
+    times = f"{row.recurrent_ms:>9.1f} {row.attention_ms:>15.1f}"
+    print(f"{row.seq_len:>5} {times} {ratio:>16.1f}")
+# --8<-- [end:timing]
+
+
+# %%
+# --8<-- [start:work]
+# Floating-point operations of one forward pass (B = 8, width d = 64), counted:
+# a multiply-add is 2 operations, and (T, d) @ (d, d) takes T * d * d of them.
+def rnn_flops(T: int, B: int = 8, d: int = 64) -> int:
+    return 2 * B * T * (2 * d * d)  # x_t W_ih and h W_hh at each of the T steps
+
+
+def attention_flops(T: int, B: int = 8, d: int = 64) -> int:
+    projections = 2 * B * T * (4 * d * d)  # W_Q, W_K, W_V and the output projection
+    scores_and_sum = 2 * B * (2 * T * T * d)  # Q K^T, then weights @ V
+    return projections + scores_and_sum
+
+
+print(f"{'T':>5} {'RNN work':>9} {'attention work':>15}   (each x the work at T / 2)")
+growth = []
+for T in (128, 256, 512, 1024):
+    growth.append(attention_flops(T) / attention_flops(T // 2))
+    print(f"{T:>5} {rnn_flops(T) / rnn_flops(T // 2):>8.1f}x {growth[-1]:>14.1f}x")
+recurrent_work = rnn_flops(1024) / rnn_flops(512)
+attention_work = attention_flops(1024) / attention_flops(512)
+# --8<-- [end:work]

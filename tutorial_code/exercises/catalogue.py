@@ -54,6 +54,7 @@ KV_IMPORTS = (
     "from dataclasses import dataclass, field\n\nimport torch\n\n"
     "from tutorial_code.language_model import CharTransformer\nfrom tutorial_code.masks import causal_mask\n"
     "from tutorial_code.multi_head import combine_heads, split_heads\n"
+    "from tutorial_code.validation import check_cache_step\n"
 )
 
 EXERCISES: dict[str, Exercise] = {
@@ -182,6 +183,7 @@ EXERCISES: dict[str, Exercise] = {
             write=("MultiHeadAttention.forward",),
             imports="import torch\nfrom torch import nn\n\n"
             "from tutorial_code.attention import scaled_dot_product_attention\n"
+            "from tutorial_code.masks import merge_masks\n"
             "from tutorial_code.multi_head import combine_heads, split_heads\n",
         ),
         # 5. Dynamic weights
@@ -251,6 +253,7 @@ EXERCISES: dict[str, Exercise] = {
             "ENCODER_LAYER",
             write=("EncoderLayer.forward",),
             imports="import torch\nfrom torch import nn\n\nfrom tutorial_code.feed_forward import FeedForward\n"
+            "from tutorial_code.masks import merge_masks\n"
             "from tutorial_code.multi_head import MultiHeadAttention\n",
         ),
         Exercise(
@@ -266,6 +269,7 @@ EXERCISES: dict[str, Exercise] = {
                 "x = self.dropout1(x) + attended\n            x = x + self.dropout2(",
             ),
             imports="import torch\nfrom torch import nn\n\nfrom tutorial_code.feed_forward import FeedForward\n"
+            "from tutorial_code.masks import merge_masks\n"
             "from tutorial_code.multi_head import MultiHeadAttention\n",
         ),  # fmt: skip
         # 8. The complete model, trained
@@ -347,7 +351,7 @@ EXERCISES: dict[str, Exercise] = {
             ("data", "model"),
             "SEQ2SEQ",
             bug=(
-                "target_mask = causal_mask(target_input.size(1), device=target_input.device) if causal else None",
+                "target_mask = causal_mask(T, device=target_input.device) if causal else None",
                 "target_mask = None",
             ),
         ),  # fmt: skip

@@ -1,0 +1,46 @@
+"""What the page of the chapter `dynamic_weights` says it measured, checked after the section that measures it
+(`sitebuild.claims`)."""
+
+from sitebuild.claims import Checks
+
+checks = Checks()
+
+
+@checks.after("two_inputs", "dynamic_weights: the weights come out close to uniform")
+def nines_give_nearly_uniform_weights(uniform_distance):
+    return 0 <= uniform_distance < 0.02  # every weight within 0.02 of an even 1/8 = 0.125
+
+
+@checks.after("two_inputs", "dynamic_weights: this head concentrates on the smallest digits")
+def ramp_weights_fall_from_the_smallest_digit(head0_ramp):
+    # on 0 1 2 ... 7 every query gives most weight to key 0 and less to each larger digit
+    return all(all(a > b for a, b in zip(row, row[1:], strict=False)) for row in head0_ramp)
+
+
+@checks.after(
+    "two_inputs", "dynamic_weights: every query puts more than half of its weight on the first three positions"
+)
+def ramp_weights_on_the_first_three_positions(head0_ramp):
+    return all(sum(row[:3]) > 0.5 for row in head0_ramp)
+
+
+@checks.after("two_inputs", "dynamic_weights: Same parameters, different weights")
+def same_parameters_different_weights(largest_change):
+    return largest_change > 0.3
+
+
+@checks.after("two_inputs", "dynamic_weights: the model's answer for eight nines is far off")
+def eight_nines_far_off(predicted_nines, predicted_ramp):
+    # far off: more than 10 away from 72, while the answer for 0 to 7 is within 2 of 28
+    return abs(predicted_nines - 72) > 10 and abs(predicted_ramp - 28) < 2
+
+
+@checks.after("every_head", "dynamic_weights: two heads put most weight on a 1, the other two on the 9")
+def two_heads_on_a_one_two_on_the_nine(top_digits):
+    return sorted(top_digits) == [1, 1, 9, 9]
+
+
+@checks.after("every_head", "dynamic_weights: yet two heads are fairly peaked")
+def two_heads_fairly_peaked(sharpness):
+    # in two heads or more, a query's largest weight averages over three times an even spread of 1/8
+    return sum(largest > 3 / 8 for largest in sharpness) >= 2

@@ -1,0 +1,46 @@
+"""The pictures of the first chapters: they draw what they are given and refuse what they cannot draw."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+import torch
+
+from tutorial_code.diagrams_attention import connection_paths, mask_maps, one_query
+
+
+def red_lines(ax) -> int:
+    return sum(line.get_color() == "#c62828" for line in ax.get_lines())
+
+
+def test_the_path_from_the_first_input_to_the_last_output_has_the_length_of_table_1():
+    recurrent, convolution, attention = connection_paths(8).axes
+    assert red_lines(recurrent) == 1 + 7  # x_0 -> h_0, then 7 steps along the state
+    assert red_lines(convolution) == 3  # log2(8) layers
+    assert red_lines(attention) == 1
+    with pytest.raises(ValueError, match="power of 2"):
+        connection_paths(6)
+
+
+def test_one_query_draws_a_score_and_a_weight_bar_per_key():
+    keys, values = torch.randn(5, 4), torch.randn(5, 3)
+    query = torch.randn(4)
+    scores = keys @ query / 2
+    weights = torch.softmax(scores, dim=0)
+    fig = one_query(query, keys, scores, weights, values, weights @ values)
+    assert len(fig.axes) == 6
+    bars = [ax for ax in fig.axes if ax.patches]
+    assert [len(ax.patches) for ax in bars] == [5, 5]
+    assert [p.get_width() for p in bars[1].patches] == pytest.approx(weights.tolist())
+
+
+def test_mask_maps_outline_each_fully_masked_row():
+    causal = torch.ones(4, 4, dtype=torch.bool).tril()
+    left_padded = causal & torch.tensor([False, True, True, True])
+    fig = mask_maps([causal, left_padded], ["causal", "left padded"])
+    assert [len(ax.patches) for ax in fig.axes] == [0, 1]  # row 0 of the second has no key left
+    with pytest.raises(ValueError, match="one title per mask"):
+        mask_maps([causal], [])
+    with pytest.raises(ValueError, match="2-D boolean"):
+        mask_maps([causal.int()], ["ints"])

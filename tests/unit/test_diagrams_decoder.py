@@ -1,0 +1,60 @@
+"""The pictures of the decoder chapters: each draws what it is given, and says so in its text."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+from tutorial_code.diagrams_decoder import (
+    distribution_bars,
+    encoder_decoder_diagram,
+    kv_cache_growth,
+    teacher_forcing_strip,
+)
+
+
+def texts(fig) -> list[str]:
+    return [text.get_text() for ax in fig.axes for text in ax.texts]
+
+
+def test_the_architecture_diagram_shows_every_shape_it_is_given():
+    fig = encoder_decoder_diagram((2, 7, 32), (2, 7, 33), (2, 5, 32), (2, 5, 34), (2, 4, 5, 7), num_layers=3)
+    written = "\n".join(texts(fig))
+    for shape in ("(2, 7, 32)", "(2, 7, 33)", "(2, 5, 32)", "(2, 5, 34)", "(2, 4, 5, 7)"):
+        assert shape in written
+    assert "encoder layer × 3" in written and "decoder layer × 3" in written
+    plt.close(fig)
+
+
+def test_the_teacher_forcing_strip_writes_the_start_token_as_bos_and_every_digit():
+    fig = teacher_forcing_strip([4, 9, 3], [10, 3, 9], [3, 9, 4], start_token=10)
+    boxes = [text for text in texts(fig) if len(text) <= 3]
+    assert boxes.count("BOS") == 1
+    assert sorted(box for box in boxes if box.isdigit()) == sorted("493" + "39" + "394")
+    plt.close(fig)
+
+
+def test_the_distribution_bars_draw_one_bar_per_candidate_in_each_panel():
+    panels = [("T=1", torch.tensor([0.5, 0.3, 0.2])), ("top-2", torch.tensor([0.6, 0.4, 0.0]))]
+    fig = distribution_bars(["a", "b", "c"], panels)
+    assert [ax.get_title() for ax in fig.axes] == ["T=1", "top-2"]
+    assert [len(ax.patches) for ax in fig.axes] == [3, 3]
+    assert [bar.get_height() for bar in fig.axes[1].patches] == pytest.approx([0.6, 0.4, 0.0])
+    plt.close(fig)
+
+
+def test_the_kv_cache_grows_one_box_per_position_and_shows_each_shape():
+    steps, shapes = [("ab", 2), ("c", 1), ("d", 1)], [(1, 4, 2, 16), (1, 4, 3, 16), (1, 4, 4, 16)]
+    fig = kv_cache_growth(steps, shapes)
+    assert len(fig.axes[0].patches) == 2 + 3 + 4
+    written = texts(fig)
+    assert all(f"(1, 4, {t}, 16)" in written for t in (2, 3, 4))
+    plt.close(fig)
+
+
+def test_the_kv_cache_needs_one_shape_per_step():
+    with pytest.raises(ValueError, match="one shape per step"):
+        kv_cache_growth([("ab", 2)], [])

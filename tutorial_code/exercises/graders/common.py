@@ -1,0 +1,177 @@
+"""What the graders share: seeded inputs, the learner's twin of a reference module, copies of the inputs, and
+comparisons that also look at the dtype and the device of what the learner returns."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from types import ModuleType
+from typing import TypeVar
+
+import torch
+from torch import nn
+
+from tutorial_code.exercises.checks import Mistake, Wrong, expect_close
+
+Grader = list[tuple[str, Callable[[ModuleType], None]]]
+"""A grader: `(name, check)` pairs; each check takes the learner's module and raises `Wrong` on a difference."""
+
+T = TypeVar("T")
+
+META = "meta"
+"""A device with shapes and dtypes but no values: it stands in for a GPU, so that a tensor created on the CPU
+next to the inputs shows on any machine."""
+
+# The first computations on the meta device import more of PyTorch, which wraps some of its functions (torch._dynamo
+# wraps torch.manual_seed). Doing one now, while the graders load, keeps PyTorch as it is while the checks run.
+torch.ones(2, 2, device=META).tril()
+
+ON_THE_INPUT_DEVICE = (
+    "a tensor your code creates stays on the CPU while the inputs are elsewhere (on a GPU, say): "
+    "create it on the inputs' device, e.g. torch.ones(..., device=x.device)"
+)
+IN_PLACE = (
+    "compute a new tensor instead of editing an input (an operation whose name ends in _, or x[...] = ...): "
+    "the caller still needs it"
+)
+
+
+def generator(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def perturbed(module: nn.Module, seed: int = 0) -> nn.Module:
+    """`module`, every parameter moved by seeded noise (in place).
+
+    A fresh LayerNorm is all ones and zeros, so two of them are interchangeable: after this, a learner who
+    uses one LayerNorm for two sub-layers, or leaves out a bias, gets a different output.
+    """
+    g = generator(seed)
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.add_(0.2 * torch.randn(parameter.shape, generator=g))
+    return module
+
+
+def twin(learner_class: type[nn.Module], reference: nn.Module, *args, **kwargs) -> nn.Module:
+    """The learner's module built with the same arguments, holding the reference's weights, in its mode."""
+    module = learner_class(*args, **kwargs)
+    try:
+        module.load_state_dict(reference.state_dict())
+    except RuntimeError as error:
+        raise Wrong(
+            f"your {learner_class.__name__} does not hold the same parameters as the reference: {error}",
+            "keep `__init__` as the starter gives it, and write only the method it asks for",
+        ) from None
+    return module.train(reference.training)
+
+
+def with_parts(module: nn.Module, **parts: nn.Module | str) -> nn.Module:
+    """A copy of `module` whose named sub-modules are replaced: `norm2="norm1"` makes it use norm1 twice."""
+    changed = copy.deepcopy(module)
+    for name, part in parts.items():
+        setattr(changed, name, getattr(changed, part) if isinstance(part, str) else part)
+    return changed
+
+
+def call_on_copies(function: Callable[..., T], *args, **kwargs) -> T:
+    """`function` called on copies of the tensor arguments; an edit of one of them is reported.
+
+    The reference's expected values come from the originals, so an in-place edit by the learner's
+    code cannot change them.
+    """
+    copies = [arg.clone() if isinstance(arg, torch.Tensor) else arg for arg in args]
+    keyword_copies = {name: arg.clone() if isinstance(arg, torch.Tensor) else arg for name, arg in kwargs.items()}
+    result = function(*copies, **keyword_copies)
+    given = list(zip(args, copies, strict=True)) + [(kwargs[name], keyword_copies[name]) for name in kwargs]
+    for original, passed in given:
+        changed = isinstance(original, torch.Tensor) and not original.is_meta and not torch.equal(original, passed)
+        if changed:
+            name = getattr(function, "__name__", type(function).__name__)
+            raise Wrong(f"your {name} changed its input of shape {tuple(original.shape)} in place", IN_PLACE)
+    return result
+
+
+def first_output(module: nn.Module, *args, **kwargs) -> torch.Tensor:
+    """The first output of `module` (a layer returns its attention weights too), called on copies of the inputs."""
+    return call_on_copies(module, *args, **kwargs)[0]
+
+
+def expect_same(
+    got: object,
+    expected: torch.Tensor,
+    what: str,
+    mistakes: Iterable[Mistake] | Callable[[], Iterable[Mistake]] = (),
+    atol: float = 1e-5,
+) -> None:
+    """`expect_close`, then the same dtype and device as the reference's result.
+
+    `mistakes` may be a function that returns them: it is called only when `got` differs, so that a
+    right answer does not pay for computing what every mistake would have given.
+    """
+    try:
+        expect_close(got, expected, what, atol=atol)
+    except Wrong:
+        expect_close(got, expected, what, mistakes() if callable(mistakes) else mistakes, atol=atol)
+        raise
+    expect_kind(got, expected, what)
+
+
+def expect_kind(got: object, expected: torch.Tensor, what: str) -> None:
+    """Raise `Wrong` unless `got` is a tensor of the reference's shape, dtype and device (values not compared)."""
+    if not isinstance(got, torch.Tensor):
+        raise Wrong(f"{what}: should be a torch.Tensor, got {type(got).__name__}")
+    if got.shape != expected.shape:
+        raise Wrong(f"{what}: shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
+    if got.dtype != expected.dtype:
+        raise Wrong(
+            f"{what}: dtype {got.dtype}, expected {expected.dtype} as the reference gives",
+            _dtype_hint(got.dtype, expected.dtype),
+        )
+    if got.device != expected.device:
+        raise Wrong(f"{what}: on the device {got.device}, expected {expected.device}", ON_THE_INPUT_DEVICE)
+
+
+def _dtype_hint(got: torch.dtype, expected: torch.dtype) -> str:
+    if expected.is_floating_point and got.is_floating_point:
+        return (
+            f"the reference returns {expected} (the inputs' dtype, or PyTorch's default): create your tensors in it "
+            f"(dtype=x.dtype, or no dtype at all), or convert the result with .to({expected})"
+        )
+    if not expected.is_floating_point and expected != torch.bool:
+        return f"token ids stay integers ({expected}): build new ids with torch.full_like or dtype={expected}"
+    return ""
+
+
+# What PyTorch says when code reads the values of a meta tensor, which has none: such code runs on a GPU, so a
+# check on the meta device cannot judge it.
+_NO_VALUES = ("cannot be called on meta tensors", "Cannot copy out of meta tensor", "meta device type tensor")
+
+
+def expect_on_meta(run: Callable[[], torch.Tensor], expected: torch.Tensor, what: str) -> None:
+    """Raise `Wrong` unless `run()`, given inputs on the meta device, returns a tensor like `expected`.
+
+    Shape, dtype and device are compared (a meta tensor has no values). A device mismatch in the learner's
+    code gets a hint; code that reads values, which is fine on a real device, passes unjudged.
+    """
+    try:
+        got = run()
+    except (RuntimeError, NotImplementedError, TypeError) as error:
+        if any(text in str(error) for text in _NO_VALUES):
+            return
+        if isinstance(error, RuntimeError) and "device" in str(error):
+            raise Wrong(f"{what}: your code raised RuntimeError: {error}", ON_THE_INPUT_DEVICE) from None
+        raise
+    expect_kind(got, expected, what)
+
+
+def shape(x: torch.Tensor) -> str:
+    """`(2, 5, 16)`: a shape as the messages write it."""
+    return str(tuple(x.shape))
+
+
+def seeded(run: Callable[[], T], seed: int = 0) -> T:
+    """`run()` after `torch.manual_seed(seed)`, without gradients: dropout draws the same numbers every time."""
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        return run()

@@ -1,0 +1,139 @@
+"""Chapter "Cross-attention and the encoder-decoder": shift_right, the decoder layer, a decoder that cannot read
+ahead."""
+
+from __future__ import annotations
+
+import copy
+from functools import partial
+from types import ModuleType
+
+import torch
+from torch import nn
+
+from tutorial_code import decoder, reverse_task
+from tutorial_code.exercises.checks import Wrong
+from tutorial_code.exercises.graders.common import (
+    META,
+    Grader,
+    call_on_copies,
+    expect_on_meta,
+    expect_same,
+    first_output,
+    generator,
+    perturbed,
+    shape,
+    twin,
+    with_parts,
+)
+from tutorial_code.exercises.graders.feed_forward_and_norm import PRE_NORM, expect_same_in_training, layers
+from tutorial_code.masks import causal_mask, padding_mask
+
+
+def _check_shift_right(learner: ModuleType) -> None:
+    bos = reverse_task.BOS
+    for target in (torch.tensor([[7, 8, 9, 1], [2, 3, 4, 5]]), torch.tensor([[4, 0, 2, 9, 9, 1, 3]]),
+                   torch.tensor([[5], [6], [7]])):  # fmt: skip
+        start = torch.full_like(target[:, :1], bos)
+        mistakes = [
+            (target, "the target is not shifted: the decoder would be given the very token it must predict"),
+            (torch.cat([target[:, 1:], start], 1), "you shifted left: the start token goes first, then the target "
+                                                     "without its last token"),
+            (torch.cat([torch.zeros_like(start), target[:, :-1]], 1), f"the first token must be BOS ({bos})"),
+        ]  # fmt: skip
+        got, expected = call_on_copies(learner.shift_right, target), reverse_task.shift_right(target)
+        # The dtype too: ids must stay integers (torch.long), as nn.Embedding needs them.
+        expect_same(got, expected, f"shift_right of a target of shape {shape(target)}", mistakes)
+    target = torch.zeros(2, 5, dtype=torch.long, device=META)
+    what = "shift_right of a target on another device"
+    expect_on_meta(lambda: learner.shift_right(target.clone()), reverse_task.shift_right(target), what)
+
+
+SHIFT_RIGHT: Grader = [("shift_right", _check_shift_right)]
+
+
+def _decoder_cases() -> list[tuple[tuple, torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """(d_model, h, d_ff), x, memory, memory mask: the usual sizes; one sequence of odd length, other widths."""
+    g = generator()
+    return [
+        ((16, 4, 32), torch.randn(2, 4, 16, generator=g), torch.randn(2, 6, 16, generator=g),
+         padding_mask(torch.tensor([6, 2]))),
+        ((12, 3, 20), torch.randn(1, 7, 12, generator=g), torch.randn(1, 5, 12, generator=g),
+         padding_mask(torch.tensor([4]), max_len=5)),
+    ]  # fmt: skip
+
+
+@torch.no_grad()
+def _decoder_mistakes(reference: nn.Module, other: nn.Module, x, memory, target_mask, memory_mask) -> list:
+    """What the usual slips give, from the reference's weights: `other` holds them in the other norm order."""
+    return [
+        (other(x, memory, target_mask, memory_mask)[0], PRE_NORM),
+        (reference(x, memory, None, memory_mask)[0],
+         "the decoder sees the future: pass target_mask to the self-attention"),
+        (reference(x, memory, target_mask, None)[0],
+         "the padding of the source gets attention: pass memory_mask to the cross-attention"),
+        *[(with_parts(reference, **{second: first})(x, memory, target_mask, memory_mask)[0],
+           f"two sub-layers share {first}: each has its own LayerNorm, norm1, norm2 and norm3 in order")
+          for first, second in (("norm1", "norm2"), ("norm2", "norm3"), ("norm1", "norm3"))],
+    ]  # fmt: skip
+
+
+def _check_decoder_layer(learner: ModuleType, norm_first: bool) -> None:
+    for seed, (sizes, x, memory, memory_mask) in enumerate(_decoder_cases()):
+        reference, ours, other = layers(learner.DecoderLayer, decoder.DecoderLayer, sizes, norm_first, seed=seed)
+        masks = (causal_mask(x.size(1)), memory_mask)
+        with torch.no_grad():
+            expected = reference(x, memory, *masks)
+            output, self_weights, cross_weights = call_on_copies(ours, x, memory, *masks)
+        what = f"x {shape(x)}, memory {shape(memory)}, norm_first={norm_first}"
+        mistakes = partial(_decoder_mistakes, reference, other, x, memory, *masks)
+        expect_same(output, expected[0], f"the output for {what}", mistakes)
+        expect_same(self_weights, expected[1], f"the self-attention weights for {what}")
+        expect_same(cross_weights, expected[2], f"the cross-attention weights (keys from memory) for {what}")
+
+
+def _check_decoder_dropout(learner: ModuleType) -> None:
+    for seed, (sizes, x, memory, memory_mask) in enumerate(_decoder_cases()):
+        for norm_first in (False, True):
+            reference, ours, _ = layers(learner.DecoderLayer, decoder.DecoderLayer, sizes, norm_first, 0.25, seed)
+            what = (
+                f"the output for x of shape {shape(x)} in training, dropout = 0.25, norm_first={norm_first}, "
+                "under the reference's random seed"
+            )
+            run = partial(first_output, x=x, memory=memory, target_mask=causal_mask(x.size(1)), memory_mask=memory_mask)
+            expect_same_in_training(reference, ours, run, what, ("dropout1", "dropout2", "dropout3"))
+
+
+DECODER_LAYER: Grader = [
+    ("post-norm (norm_first=False)", lambda learner: _check_decoder_layer(learner, False)),
+    ("pre-norm (norm_first=True)", lambda learner: _check_decoder_layer(learner, True)),
+    ("dropout in training, in both orders", _check_decoder_dropout),
+]
+
+SEES_THE_FUTURE = "the decoder sees the future: pass a causal mask as target_mask"
+
+
+def _check_seq2seq(learner: ModuleType) -> None:
+    # (B, S, T): the usual batch; one pair of sequences of odd lengths
+    for seed, (batch, source_length, target_length) in enumerate([(2, 8, 6), (1, 5, 7)]):
+        torch.manual_seed(seed)
+        reference = perturbed(reverse_task.Seq2SeqModel(), seed).eval()
+        ours = twin(learner.Seq2SeqModel, reference)
+        g = generator(seed)
+        source = torch.randint(0, 10, (batch, source_length), generator=g)
+        target = torch.randint(0, 10, (batch, target_length), generator=g)
+        changed, half = target.clone(), target_length // 2
+        changed[:, half:] = (changed[:, half:] + 1) % 10  # only the second half changes
+        with torch.no_grad():
+            before, after = call_on_copies(ours, source, target)[0], call_on_copies(ours, source, changed)[0]
+            expected = reference(source, target)[0]
+        if not torch.allclose(after[:, :half], before[:, :half], atol=1e-5):
+            raise Wrong(f"the logits of positions 0-{half - 1} changed when only the tokens from position {half} on "
+                        "changed", SEES_THE_FUTURE)  # fmt: skip
+        expect_same(before, expected, f"the logits for a source {shape(source)} and a target {shape(target)}")
+    model = copy.deepcopy(ours).to(META)
+    tokens = torch.zeros(2, 5, dtype=torch.long, device=META)
+    what = "the logits of a model and tokens on another device"
+    expect_on_meta(lambda: model(tokens, tokens)[0], reference.to(META)(tokens, tokens)[0], what)
+
+
+SEQ2SEQ: Grader = [("the past does not depend on the future", _check_seq2seq)]

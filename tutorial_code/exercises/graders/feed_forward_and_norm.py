@@ -1,0 +1,200 @@
+"""Chapter "Feed-forward, residuals and LayerNorm": the feed-forward network and the encoder layer.
+
+`layers` and `PRE_NORM` serve the decoder layer's grader too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from types import ModuleType
+
+import torch
+from torch import nn
+
+from tutorial_code import encoder, feed_forward
+from tutorial_code.exercises.graders.common import (
+    Grader,
+    call_on_copies,
+    expect_same,
+    first_output,
+    generator,
+    perturbed,
+    seeded,
+    shape,
+    twin,
+    with_parts,
+)
+from tutorial_code.masks import causal_mask, padding_mask
+
+NO_ACTIVATION = "with no activation the two layers make one linear map: put a ReLU between them"
+
+# (d_model, d_ff, B, T): the usual sizes; one sequence of odd length with other widths.
+FEED_FORWARD_SIZES = [(8, 32, 2, 5), (6, 10, 1, 7)]
+
+
+def _check_feed_forward(learner: ModuleType) -> None:
+    for seed, (d_model, d_ff, batch, length) in enumerate(FEED_FORWARD_SIZES):
+        torch.manual_seed(seed)
+        reference = perturbed(feed_forward.FeedForward(d_model, d_ff), seed).eval()
+        ours = twin(learner.FeedForward, reference, d_model, d_ff)
+        x = torch.randn(batch, length, d_model, generator=generator(seed))
+        with torch.no_grad():
+            first, second = reference.linear1, reference.linear2
+            mistakes = [
+                (second(first(x)), NO_ACTIVATION),
+                (torch.relu(second(first(x))), "ReLU goes between the two linear layers, not after the second"),
+                (torch.relu(second(torch.relu(first(x)))), "ReLU goes between the two linear layers only: the output "
+                                                           "keeps its negative values"),
+                (second(nn.functional.gelu(first(x))), "the page's network uses ReLU (torch.relu), not GELU"),
+            ]  # fmt: skip
+            expected, got = reference(x), call_on_copies(ours, x)
+        expect_same(got, expected, f"the output for x of shape {shape(x)}, d_ff = {d_ff}", mistakes)
+
+
+def _check_feed_forward_dropout(learner: ModuleType) -> None:
+    p = 0.25
+    for seed, (d_model, d_ff, batch, length) in enumerate(FEED_FORWARD_SIZES):
+        torch.manual_seed(seed)
+        reference = perturbed(feed_forward.FeedForward(d_model, d_ff, dropout=p), seed).train()
+        ours = twin(learner.FeedForward, reference, d_model, d_ff, dropout=p)
+        x = torch.randn(batch, length, d_model, generator=generator(seed))
+        got, expected = seeded(partial(call_on_copies, ours, x)), seeded(partial(reference, x))
+        what = f"the output for x of shape {shape(x)} in training, dropout = {p}, under the reference's random seed"
+        expect_same(got, expected, what, partial(_dropout_mistakes, reference, x, p))
+
+
+def _dropout_mistakes(reference: nn.Module, x: torch.Tensor, p: float) -> list:
+    first, second = reference.linear1, reference.linear2
+    without = seeded(lambda: second(torch.relu(first(x))))
+    return [
+        (without, "in training, self.dropout drops some of the hidden features: apply it after the ReLU"),
+        (seeded(lambda: nn.functional.dropout(without, p)), "dropout goes on the hidden features, after the ReLU, "
+                                                            "not on the output"),
+        (seeded(lambda: second(torch.relu(first(nn.functional.dropout(x, p))))),
+         "dropout goes on the hidden features, after the ReLU, not on the input"),
+    ]  # fmt: skip
+
+
+FEED_FORWARD: Grader = [
+    ("FeedForward.forward against the reference", _check_feed_forward),
+    ("dropout on the hidden features, in training", _check_feed_forward_dropout),
+]
+
+PRE_NORM = (
+    "you built the other order: norm_first=True normalizes each sub-layer's input and adds its output to x "
+    "untouched, x + attention(norm1(x)); norm_first=False normalizes after the sum, norm1(x + attention(x))"
+)
+DROPOUT_ON_X = (
+    "with both sub-layers outputting zeros, a training-mode pass zeroed or scaled parts of x itself: Dropout is "
+    "applied to the residual stream. Drop only what a sub-layer adds: x + dropout(sublayer(x))"
+)
+NOT_IN_TRAINING = (
+    "your output in training is what the layer gives without its own Dropouts: drop what each sub-layer adds, "
+    "x + self.dropout1(attended), and the same with the next Dropout for each later sub-layer"
+)
+
+
+def layers(learner_class: type[nn.Module], reference_class: type[nn.Module], sizes: tuple, norm_first: bool,
+           dropout: float = 0.0, seed: int = 0) -> tuple[nn.Module, nn.Module, nn.Module]:  # fmt: skip
+    """`(reference, learner's twin, the reference's weights in the other norm order)`.
+
+    The reference's parameters are perturbed, so that its LayerNorms differ from each other; the layers are
+    in training mode when `dropout` is set, in eval mode otherwise.
+    """
+    torch.manual_seed(seed)
+    training = dropout > 0
+    reference = perturbed(reference_class(*sizes, dropout=dropout, norm_first=norm_first), seed).train(training)
+    other = reference_class(*sizes, dropout=dropout, norm_first=not norm_first).train(training)
+    other.load_state_dict(reference.state_dict())
+    return reference, twin(learner_class, reference, *sizes, dropout=dropout, norm_first=norm_first), other
+
+
+def _encoder_cases() -> list[tuple[tuple, torch.Tensor, torch.Tensor]]:
+    """(d_model, h, d_ff), x and its mask: two sequences, one padded; one of odd length, other widths, causal."""
+    g = generator()
+    return [
+        ((16, 4, 32), torch.randn(2, 5, 16, generator=g), padding_mask(torch.tensor([5, 3]))),
+        ((12, 3, 20), torch.randn(1, 7, 12, generator=g), causal_mask(7)),
+    ]
+
+
+@torch.no_grad()
+def _encoder_mistakes(reference: nn.Module, other: nn.Module, x: torch.Tensor, mask: torch.Tensor) -> list:
+    """What the usual slips give, from the reference's weights: `other` holds them in the other norm order."""
+    return [
+        (other(x, mask=mask)[0], PRE_NORM),
+        (reference(x)[0], "the mask is ignored: pass it to the attention"),
+        (with_parts(reference, norm2="norm1")(x, mask=mask)[0],
+         "both sub-layers use norm1: the feed-forward network has its own LayerNorm, norm2"),
+        (with_parts(reference, norm1="norm2")(x, mask=mask)[0],
+         "both sub-layers use norm2: the attention has its own LayerNorm, norm1"),
+    ]  # fmt: skip
+
+
+def _check_encoder_layer(learner: ModuleType, norm_first: bool) -> None:
+    for seed, (sizes, x, mask) in enumerate(_encoder_cases()):
+        reference, ours, other = layers(learner.EncoderLayer, encoder.EncoderLayer, sizes, norm_first, seed=seed)
+        with torch.no_grad():
+            expected, expected_weights = reference(x, mask=mask)
+            output, weights = call_on_copies(ours, x, mask=mask)
+        what = f"x of shape {shape(x)}, a mask of shape {shape(mask)}, norm_first={norm_first}"
+        expect_same(output, expected, f"the output for {what}", partial(_encoder_mistakes, reference, other, x, mask))
+        expect_same(weights, expected_weights, f"the attention weights for {what}")
+
+
+def expect_same_in_training(
+    reference: nn.Module, ours: nn.Module, run: Callable[[nn.Module], torch.Tensor], what: str, dropouts: tuple
+) -> None:
+    """`run(ours)` against `run(reference)`, both in training and under the same seed.
+
+    The hint names the layer's own Dropouts (`dropouts`, the attributes that drop what a sub-layer adds)
+    when the learner's output is the reference's without them: attention and feed-forward still drop inside.
+    """
+    expected, got = seeded(lambda: run(reference)), seeded(lambda: run(ours))
+
+    def mistakes() -> list:
+        without = with_parts(reference, **dict.fromkeys(dropouts, nn.Identity()))
+        return [(seeded(lambda: run(without)), NOT_IN_TRAINING)]
+
+    expect_same(got, expected, what, mistakes)
+
+
+def _check_encoder_dropout(learner: ModuleType) -> None:
+    for seed, (sizes, x, mask) in enumerate(_encoder_cases()):
+        for norm_first in (False, True):
+            reference, ours, _ = layers(learner.EncoderLayer, encoder.EncoderLayer, sizes, norm_first, 0.25, seed)
+            what = (
+                f"the output for x of shape {shape(x)} in training, dropout = 0.25, norm_first={norm_first}, "
+                "under the reference's random seed"
+            )
+            run = partial(first_output, x=x, mask=mask)
+            expect_same_in_training(reference, ours, run, what, ("dropout1", "dropout2"))
+
+
+def _check_zero_sublayers(learner: ModuleType) -> None:
+    p = 0.5
+    for seed, (sizes, x, _) in enumerate(_encoder_cases()):
+        torch.manual_seed(seed)
+        layer = learner.EncoderLayer(*sizes, dropout=p, norm_first=True).train()
+        with torch.no_grad():
+            for linear in (layer.attention.W_O, layer.feed_forward.linear2):
+                linear.weight.zero_()
+                linear.bias.zero_()
+        output = seeded(partial(first_output, layer, x))
+        dropped = partial(_dropped, x=x, p=p)
+        what = f"a pre-norm layer whose sub-layers output zeros, x of shape {shape(x)}, in training"
+        expect_same(output, x, what, [(dropped, DROPOUT_ON_X)])
+
+
+def _dropped(got: torch.Tensor, x: torch.Tensor, p: float) -> bool:
+    """Whether every element of `got` is 0 or x / (1 - p), and not all of x: x itself went through a Dropout."""
+    return bool(((got == 0) | torch.isclose(got, x / (1 - p))).all()) and not torch.allclose(got, x)
+
+
+ENCODER_LAYER: Grader = [
+    ("post-norm (norm_first=False)", lambda learner: _check_encoder_layer(learner, False)),
+    ("pre-norm (norm_first=True)", lambda learner: _check_encoder_layer(learner, True)),
+    ("dropout in training, in both orders", _check_encoder_dropout),
+    ("dropout touches only what a sub-layer adds", _check_zero_sublayers),
+]

@@ -1,0 +1,51 @@
+"""A training loop written by hand: the few lines that every `train_*` function of the package repeats.
+
+Shape letters: B = batch size, T = sequence length.
+"""
+
+# --8<-- [start:imports]
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:train]
+def train(
+    model: nn.Module,
+    make_batch: Callable[..., tuple[torch.Tensor, torch.Tensor]],
+    steps: int = 100,
+    lr: float = 1e-3,
+    seed: int = 0,
+) -> list[float]:
+    """Fit `model` to the targets of `make_batch` with Adam and a mean squared error.
+
+    Args:
+        model: Returns `(prediction, weights)` for inputs of shape (B, T).
+        make_batch: Called as `make_batch(generator=...)`; returns `(inputs, targets)`.
+        steps: Optimizer steps, one fresh batch each. Defaults to 100.
+        lr: Adam's learning rate. Defaults to 1e-3.
+        seed: Seeds the batches and the dropout. Defaults to 0.
+
+    Returns:
+        The training loss at every step.
+    """
+    torch.manual_seed(seed)  # dropout draws from the global generator
+    data = torch.Generator().manual_seed(seed)  # the batches: same seed, same data
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    losses = []
+    model.train()  # dropout on
+    for _ in range(steps):
+        inputs, targets = make_batch(generator=data)
+        prediction, _ = model(inputs)  # the weights are not needed here
+        loss = nn.functional.mse_loss(prediction, targets)
+        optimizer.zero_grad()  # backward() adds to .grad: clear the last step's
+        loss.backward()  # the gradient of the loss for every parameter
+        optimizer.step()  # move every parameter against its gradient
+        losses.append(loss.item())
+    return losses
+
+
+# --8<-- [end:train]

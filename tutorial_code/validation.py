@@ -1,0 +1,377 @@
+"""Checks of what the tutorial's functions and modules receive, with messages that say what to fix.
+
+Each check names the argument, what it expects and what it received, so that a misuse ends in a
+sentence instead of an error from deep inside PyTorch (`index out of range in self`, `mat1 and mat2
+shapes cannot be multiplied`). The modules call them with one line, at the top of a function.
+
+Shape letters: B = batch size, T = sequence length, d_model = width of a token vector, V = vocabulary size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import torch
+from torch import nn
+
+if TYPE_CHECKING:  # for the annotations only: language_model imports this module
+    from tutorial_code.language_model import CharTransformer, KVCache
+
+_SHAPES = {1: "(T,)", 2: "(B, T)"}
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of dtype {value.dtype} and shape {tuple(value.shape)}"
+    return type(value).__name__
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_token_ids(
+    tokens: torch.Tensor | Sequence[int],
+    vocab_size: int,
+    what: str = "tokens",
+    dims: int = 2,
+    max_len: int | None = None,
+    empty_ok: bool = False,
+    lists: bool = False,
+) -> None:
+    """Refuse token ids that a model cannot embed: wrong type, shape, length, or outside the vocabulary.
+
+    Args:
+        tokens: Integer ids, a tensor of shape (B, T) (`dims=2`) or (T,) (`dims=1`).
+        vocab_size: Number of ids the model knows, V; every id must lie in [0, V).
+        what: The argument's name, for the message. Defaults to `"tokens"`.
+        dims: Number of dimensions expected, 1 or 2. Defaults to 2.
+        max_len: Most positions the model accepts (its context), or None for no limit. Defaults to None.
+        empty_ok: Whether T = 0 is accepted. Defaults to False: no model here has anything to
+            compute for an empty sequence, and averages over it are NaN.
+        lists: Whether a list of ints is accepted as well as a tensor, for `dims=1`. Defaults to False.
+
+    Raises:
+        TypeError: If `tokens` is not an integer tensor (or, with `lists`, a list of ints).
+        ValueError: If the shape, the length or an id is out of range.
+
+    Examples:
+        >>> check_token_ids(torch.tensor([[1, 2, 3]]), vocab_size=4)
+        >>> check_token_ids(torch.tensor([[1, 2, 7]]), vocab_size=4)
+        Traceback (most recent call last):
+        ...
+        ValueError: token ids must lie in [0, vocab_size=4), got 7 in tokens at position (0, 2)
+    """
+    if lists and dims == 1 and isinstance(tokens, Sequence) and not isinstance(tokens, str):
+        if not all(_is_int(i) for i in tokens):
+            raise TypeError(f"{what} must hold integer ids, got {[type(i).__name__ for i in tokens][:5]}")
+        tokens = torch.tensor(list(tokens), dtype=torch.long)
+    if not isinstance(tokens, torch.Tensor):
+        raise TypeError(f"{what} must be a tensor of integer ids (torch.long), got {type(tokens).__name__}")
+    if tokens.dtype.is_floating_point or tokens.dtype.is_complex:
+        raise TypeError(f"{what} must be integer ids (torch.long), got {_describe(tokens)}; use {what}.long()")
+    if tokens.dtype == torch.bool:
+        raise TypeError(f"{what} must be integer ids (torch.long), got dtype torch.bool")
+    if tokens.dim() != dims:
+        raise ValueError(f"{what} must have shape {_SHAPES[dims]}, got shape {tuple(tokens.shape)}")
+    length = tokens.size(-1)
+    if length == 0 and not empty_ok:
+        raise ValueError(f"{what} holds no positions (shape {tuple(tokens.shape)}): give at least one token")
+    if max_len is not None and length > max_len:
+        raise ValueError(f"at most {max_len} tokens fit the context, got {length} in {what}; keep the last {max_len}")
+    if tokens.is_meta:  # shapes without values (a stand-in for another device): nothing more to read
+        return
+    outside = (tokens < 0) | (tokens >= vocab_size)
+    if outside.any():
+        position = tuple(int(i) for i in outside.nonzero()[0])
+        raise ValueError(
+            f"token ids must lie in [0, vocab_size={vocab_size}), got {int(tokens[position])} in {what} "
+            f"at position {position}"
+        )
+
+
+def check_width(x: torch.Tensor, d_model: int, what: str = "x", dims: int | None = 3) -> None:
+    """Refuse token vectors of the wrong width, shape or dtype before a projection multiplies them.
+
+    Args:
+        x: Token vectors, a floating-point tensor of shape (B, T, d_model).
+        d_model: The width the module was built for.
+        what: The argument's name, for the message. Defaults to `"x"`.
+        dims: Number of dimensions expected; None accepts any number of leading axes, as a
+            position-wise layer does. Defaults to 3.
+
+    Raises:
+        TypeError: If `x` is not a floating-point tensor.
+        ValueError: If `x` does not have `dims` dimensions or its last one is not `d_model`.
+
+    Examples:
+        >>> check_width(torch.zeros(2, 5, 6), d_model=8)
+        Traceback (most recent call last):
+        ...
+        ValueError: x must have shape (B, T, d_model=8), got shape (2, 5, 6)
+    """
+    if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point:
+        raise TypeError(f"{what} must be a floating-point tensor of token vectors, got {_describe(x)}")
+    expected = f"(B, T, d_model={d_model})" if dims == 3 else f"(..., d_model={d_model})"
+    if (dims is not None and x.dim() != dims) or x.dim() == 0 or x.size(-1) != d_model:
+        raise ValueError(f"{what} must have shape {expected}, got shape {tuple(x.shape)}")
+
+
+def check_numbers(numbers: torch.Tensor, what: str = "numbers") -> None:
+    """Refuse what a digit model cannot read: not floats, not (B, T), or no positions at all.
+
+    Args:
+        numbers: Sequences of numbers, a floating-point tensor of shape (B, T) with T >= 1.
+        what: The argument's name, for the message. Defaults to `"numbers"`.
+
+    Raises:
+        TypeError: If `numbers` is not a floating-point tensor.
+        ValueError: If it is not 2-D or T = 0 (the average over no positions is NaN).
+    """
+    if not isinstance(numbers, torch.Tensor) or not numbers.dtype.is_floating_point:
+        raise TypeError(f"{what} must be a float tensor, got {_describe(numbers)}; use {what}.float()")
+    if numbers.dim() != 2:
+        raise ValueError(f"{what} must have shape (B, T), got shape {tuple(numbers.shape)}")
+    if numbers.size(1) == 0:
+        raise ValueError(f"{what} holds no positions (shape {tuple(numbers.shape)}): give at least one number")
+
+
+def check_count(value: int, what: str, minimum: int = 1) -> None:
+    """Refuse a count (a size, a number of steps) that is not an integer of at least `minimum`.
+
+    Args:
+        value: The count.
+        what: Its name, for the message.
+        minimum: The smallest value accepted. Defaults to 1.
+
+    Raises:
+        TypeError: If `value` is not an int (a bool or a float is refused).
+        ValueError: If `value` is below `minimum`.
+
+    Examples:
+        >>> check_count(0, "batch_size")
+        Traceback (most recent call last):
+        ...
+        ValueError: batch_size must be >= 1, got 0
+    """
+    if not _is_int(value):
+        raise TypeError(f"{what} must be an int, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise ValueError(f"{what} must be >= {minimum}, got {value}")
+
+
+def check_counts(**counts: int) -> None:
+    """[`check_count`][tutorial_code.validation.check_count] for each keyword: every count must be >= 1.
+
+    Args:
+        **counts: The counts by name, for example `batch_size=batch_size, seq_len=seq_len`.
+
+    Raises:
+        TypeError: If a count is not an int.
+        ValueError: If a count is below 1.
+    """
+    for what, value in counts.items():
+        check_count(value, what)
+
+
+def check_positive(**values: float | None) -> None:
+    """Refuse a setting that must be a finite number above zero (None, meaning "not used", passes).
+
+    Args:
+        **values: The settings by name, for example `lr=lr, clip_norm=clip_norm`.
+
+    Raises:
+        TypeError: If a value is not a number.
+        ValueError: If a value is not finite or not above zero.
+
+    Examples:
+        >>> check_positive(lr=1e-3, clip_norm=None)
+        >>> check_positive(lr=-1.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: lr must be a finite number > 0, got -1.0
+    """
+    for what, value in values.items():
+        if value is None:
+            continue
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise TypeError(f"{what} must be a number, got {value!r} ({type(value).__name__})")
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{what} must be a finite number > 0, got {value}")
+
+
+def check_float_tensors(**tensors: torch.Tensor) -> None:
+    """Refuse inputs that are not floating-point tensors of one dtype, before they are multiplied together.
+
+    Args:
+        **tensors: The tensors by name, for example `query=query, key=key, value=value`.
+
+    Raises:
+        TypeError: If one is not a tensor, not floating point, or of another dtype than the first.
+    """
+    first = None
+    for what, x in tensors.items():
+        if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point:
+            raise TypeError(f"{what} must be a floating-point tensor, got {_describe(x)}")
+        if first is not None and x.dtype != first[1].dtype:
+            raise TypeError(
+                f"{first[0]} and {what} must have the same dtype, got {first[1].dtype} and {x.dtype}; "
+                f"convert one with .to({first[1].dtype})"
+            )
+        first = first or (what, x)
+
+
+def check_sampling(temperature: float, top_k: int | None, vocab_size: int) -> None:
+    """Refuse sampling settings that would divide by zero, make NaN or ask for more tokens than exist.
+
+    Args:
+        temperature: Divides the logits; must be finite and above zero.
+        top_k: How many of the most likely tokens to keep, from 1 to `vocab_size`, or None for all.
+        vocab_size: Number of tokens V.
+
+    Raises:
+        TypeError: If `top_k` is not an int or None.
+        ValueError: If `temperature` or `top_k` is out of range.
+    """
+    if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature!r}; for the single most likely token use top_k=1")
+    if not math.isfinite(temperature):
+        raise ValueError(f"temperature must be > 0 and finite, got {temperature}")
+    if top_k is not None:
+        check_count(top_k, "top_k")
+        if top_k > vocab_size:
+            raise ValueError(f"top_k must be <= vocab_size={vocab_size}, got {top_k}; top_k=None keeps every token")
+
+
+def check_cache_step(model: CharTransformer, tokens: torch.Tensor, cache: KVCache, position_offset: int) -> None:
+    """Refuse new tokens that a KV cache cannot take: bad ids, another batch, positions outside the context.
+
+    Args:
+        model: The [`CharTransformer`][tutorial_code.language_model.CharTransformer] whose cache it is.
+        tokens: The new token ids, (B, n).
+        cache: The [`KVCache`][tutorial_code.language_model.KVCache] of the earlier positions.
+        position_offset: The position given to the first new token.
+
+    Raises:
+        TypeError: If `tokens` is not an integer tensor or `position_offset` not an int.
+        ValueError: If an id is outside the vocabulary, the cache holds another batch size, or the
+            new positions (or the cache with them) do not fit the model's context.
+    """
+    check_token_ids(tokens, model.embedding.num_embeddings)
+    batch, n = tokens.shape
+    if cache.keys and cache.keys[0].size(0) != batch:
+        raise ValueError(
+            f"the cache holds {cache.keys[0].size(0)} sequences and tokens has {batch}; "
+            "start a new KVCache() for a new batch"
+        )
+    check_count(position_offset, "position_offset", minimum=0)
+    if cache.length + n > model.context:
+        raise ValueError(
+            f"the cache holds {cache.length} positions and {n} more do not fit the context of {model.context}; "
+            "start a new cache from the last tokens"
+        )
+    if position_offset + n > model.context:
+        raise ValueError(
+            f"position_offset={position_offset} puts {n} new tokens at positions {position_offset} to "
+            f"{position_offset + n - 1}, past the context of {model.context} (positions 0 to {model.context - 1})"
+        )
+
+
+# ---------------------------------------------------------------- importing PyTorch's modules
+
+_CONVERTERS = {
+    nn.MultiheadAttention: "multi_head_attention_from_torch",
+    nn.TransformerEncoderLayer: "encoder_layer_from_torch",
+    nn.TransformerDecoderLayer: "decoder_layer_from_torch",
+    nn.Transformer: "transformer_from_torch",
+}
+
+
+def check_torch_module(module: object, kind: type[nn.Module], what: str) -> None:
+    """Refuse a module of another type than the converter reads, and name the converter it needs.
+
+    Args:
+        module: What the converter received.
+        kind: The PyTorch class the converter reads, for example `nn.TransformerEncoderLayer`.
+        what: The argument's name, for the message.
+
+    Raises:
+        TypeError: If `module` is not an instance of `kind`.
+    """
+    if isinstance(module, kind):
+        return
+    converters = [f"; for an nn.{k.__name__} use {name}" for k, name in _CONVERTERS.items() if isinstance(module, k)]
+    hint = converters[0] if converters else ""
+    raise TypeError(f"{what} must be an nn.{kind.__name__}, got {type(module).__name__}{hint}")
+
+
+def check_torch_attention(attention: nn.Module, what: str = "torch_attention") -> None:
+    """Refuse an `nn.MultiheadAttention` whose options the tutorial's MultiHeadAttention cannot equal.
+
+    Supported: any `embed_dim`, `num_heads`, `dropout` and `bias`. Refused by name:
+    `batch_first=False`, `add_zero_attn=True`, `add_bias_kv=True` and `kdim` or `vdim` other than `embed_dim`.
+
+    Args:
+        attention: The PyTorch module.
+        what: Its name, for the message. Defaults to `"torch_attention"`.
+
+    Raises:
+        TypeError: If `attention` is not an `nn.MultiheadAttention`.
+        ValueError: If it uses one of the refused options.
+    """
+    check_torch_module(attention, nn.MultiheadAttention, what)
+    if not attention.batch_first:
+        raise ValueError(
+            f"{what} was built with batch_first=False and reads (T, B, d_model); this tutorial's tensors are "
+            "(B, T, d_model): build the PyTorch module with batch_first=True (its weights load unchanged)"
+        )
+    if attention.add_zero_attn:
+        raise ValueError(
+            f"{what} was built with add_zero_attn=True, which appends a zero key and value that this "
+            "tutorial's MultiHeadAttention does not have; build it with add_zero_attn=False"
+        )
+    if attention.bias_k is not None or attention.bias_v is not None:
+        raise ValueError(
+            f"{what} was built with add_bias_kv=True, which appends learned bias_k and bias_v that this "
+            "tutorial's MultiHeadAttention does not have; build it with add_bias_kv=False"
+        )
+    if attention.kdim != attention.embed_dim or attention.vdim != attention.embed_dim:
+        raise ValueError(
+            f"{what} has kdim={attention.kdim} and vdim={attention.vdim}, but embed_dim={attention.embed_dim}; "
+            "this tutorial's MultiHeadAttention reads keys and values of width d_model: leave kdim and vdim unset"
+        )
+
+
+def check_torch_layer(torch_layer: nn.Module, kind: type[nn.Module], what: str = "torch_layer") -> None:
+    """Refuse a PyTorch Transformer layer that the tutorial's layer of the same kind cannot equal.
+
+    Supported: any width, heads, `dim_feedforward`, `dropout`, `layer_norm_eps` and `norm_first`.
+    Refused by name: the wrong kind of layer, `batch_first=False`, an activation other than ReLU,
+    and `bias=False` (the tutorial's layers always have biases).
+
+    Args:
+        torch_layer: The PyTorch layer.
+        kind: `nn.TransformerEncoderLayer` or `nn.TransformerDecoderLayer`.
+        what: Its name, for the message. Defaults to `"torch_layer"`.
+
+    Raises:
+        TypeError: If `torch_layer` is not a `kind`.
+        ValueError: If it uses one of the refused options.
+    """
+    check_torch_module(torch_layer, kind, what)
+    if not torch_layer.self_attn.batch_first:
+        raise ValueError(
+            f"{what} was built with batch_first=False; build the PyTorch layer with batch_first=True: "
+            "this tutorial's tensors are (B, T, d_model)"
+        )
+    if not (torch_layer.activation is nn.functional.relu or isinstance(torch_layer.activation, nn.ReLU)):
+        raise ValueError(f"{what} uses activation={torch_layer.activation}; only activation='relu' is supported")
+    if torch_layer.linear1.bias is None:
+        raise ValueError(
+            f"{what} was built with bias=False; this tutorial's layers always have biases: build it with bias=True"
+        )
+    attentions = ("self_attn", "multihead_attn") if kind is nn.TransformerDecoderLayer else ("self_attn",)
+    for name in attentions:
+        check_torch_attention(getattr(torch_layer, name), f"{what}.{name}")
