@@ -42,7 +42,8 @@ def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Ten
 
     Raises:
         TypeError: If `lengths` is not an integer tensor.
-        ValueError: If `lengths` is not 1-D, is negative, or exceeds `max_len`.
+        ValueError: If `lengths` is not 1-D, is negative, or exceeds `max_len`,
+            or if `max_len` is negative.
 
     Shape:
         - lengths: (B,)
@@ -64,6 +65,8 @@ def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Ten
         raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
     if max_len is None:
         max_len = int(lengths.max()) if lengths.numel() else 0
+    if max_len < 0:
+        raise ValueError(f"max_len must be >= 0, got {max_len}")
     if (lengths > max_len).any():
         raise ValueError(f"a length in {lengths.tolist()} exceeds max_len={max_len}")
     positions = torch.arange(max_len, device=lengths.device)  # (T,)
@@ -118,6 +121,7 @@ def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch
         query t may attend to key s exactly when s <= t.
 
     Raises:
+        TypeError: If `seq_len` is not an int.
         ValueError: If `seq_len` is not positive.
 
     Shape:
@@ -129,6 +133,8 @@ def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch
                 [ True,  True, False],
                 [ True,  True,  True]])
     """
+    if not isinstance(seq_len, int) or isinstance(seq_len, bool):
+        raise TypeError(f"seq_len must be an int, got {type(seq_len).__name__}")
     if seq_len < 1:
         raise ValueError(f"seq_len must be >= 1, got {seq_len}")
     # tril keeps the diagonal: a token may always look at itself.

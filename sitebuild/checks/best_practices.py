@@ -1,6 +1,8 @@
 """What the page of the chapter `best_practices` says it measured, checked after the section that measures it
 (`sitebuild.claims`)."""
 
+import math
+
 from sitebuild.claims import Checks
 
 checks = Checks()
@@ -19,13 +21,34 @@ def rate_decays_after_warm_up_gives(decaying_means, constant_means):
 
 
 @checks.after("bench_attention", "best_practices: from T = 512 on, the naive implementation is the slowest")
-def from_t_512_naive_implementation_slowest(slowest_from_512):
-    return all(slowest_from_512)
+def naive_slowest_from_512(forward):
+    lengths = sorted({row["seq_len"] for row in forward if row["seq_len"] >= 512})
+    slowest = [max((row for row in forward if row["seq_len"] == t), key=lambda row: row["ms"]) for t in lengths]
+    return len(lengths) >= 2 and all(row["variant"] == "naive" for row in slowest)
+
+
+def memory_exponent(rows: list[dict], variant: str) -> float:
+    """p in memory ~ T^p, from the shortest to the longest sequence measured: 2 for T^2, 1 for T."""
+    points = sorted((row["seq_len"], row["peak_mb"]) for row in rows if row["variant"] == variant)
+    (first_len, first_mb), (last_len, last_mb) = points[0], points[-1]
+    return math.log(last_mb / first_mb) / math.log(last_len / first_len)
 
 
 @checks.after("bench_attention", "best_practices: on this CPU its memory still grows with $T^2$")
-def cpu_memory_still_grows_with_t(mha_memory):
-    return mha_memory[-1] / mha_memory[-2] > 2.5
+def torch_memory_grows_with_t_squared(forward):
+    return memory_exponent(forward, "torch_mha") > 1.6  # measured over a 16-fold range of T: nearer 2 than 1
+
+
+@checks.after(
+    "bench_attention", "best_practices: and more for the softmax's input and output: its memory grows with $T^2$"
+)
+def naive_memory_grows_with_t_squared(forward):
+    return memory_exponent(forward, "naive") > 1.6
+
+
+@checks.after("bench_attention", "best_practices: keeps only running sums, so its memory grows with $T$")
+def fused_memory_grows_with_t(forward):
+    return 0.8 < memory_exponent(forward, "sdpa") < 1.2
 
 
 @checks.after("savings", "best_practices: in the measurement above the peak memory falls by 40 % or more")

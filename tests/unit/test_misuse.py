@@ -319,6 +319,9 @@ CASES = [
     case("mask-padding-length-over-max", lambda: padding_mask(torch.tensor([5]), max_len=3), ValueError,
          r"a length in \[5\] exceeds max_len=3"),
     case("mask-causal-zero", lambda: causal_mask(0), ValueError, "seq_len must be >= 1, got 0"),
+    case("dtype-causal-float-length", lambda: causal_mask(3.0), TypeError, "seq_len must be an int, got float"),
+    case("mask-padding-negative-max-len", lambda: padding_mask(torch.tensor([], dtype=torch.long), max_len=-1),
+         ValueError, "max_len must be >= 0, got -1"),
     # ---- length: empty sequences and batches, sequences longer than a model takes
     case("length-encoder-empty", lambda: encoder()(ids(B, 0)), ValueError,
          r"tokens holds no positions \(shape \(2, 0\)\): give at least one token"),

@@ -141,12 +141,6 @@ fig = log_log_panels(
     xlabel="sequence length T",
     colors={"hand-written naive": "#c62828", "hand-written on F.sdpa": "#3f51b5", "nn.MultiheadAttention": "#2e7d32"},
 )
-slowest_from_512 = [
-    max((r for r in forward if r["seq_len"] == t), key=lambda r: r["ms"])["variant"] == "naive"
-    for t in sorted({r["seq_len"] for r in forward})
-    if t >= 512
-]
-mha_memory = [r["peak_mb"] for r in sorted(forward, key=lambda r: r["seq_len"]) if r["variant"] == "torch_mha"]
 # --8<-- [end:bench_attention]
 
 
