@@ -138,9 +138,9 @@ def one_query(
 
     keys_labels = [f"key {s}" for s in range(num_keys)]
     matrix(fig.add_subplot(grid[0, 0]), query[None], "the query q", ["q"])
-    matrix(fig.add_subplot(grid[1, 0]), keys, "1. score q against every key", keys_labels)
+    matrix(fig.add_subplot(grid[1, 0]), keys, "steps 2-3: score q with each key", keys_labels)
     for column, (data, title, fmt) in enumerate(
-        [(scores, "q . k_s / sqrt(d_k)", "{:.2f}"), (weights, "2. softmax: weights, sum 1", "{:.2f}")], start=1
+        [(scores, "q . k_s / sqrt(d_k)", "{:.2f}"), (weights, "step 5: softmax (sum 1)", "{:.2f}")], start=1
     ):
         ax = fig.add_subplot(grid[1, column])
         ax.barh(range(num_keys), data.numpy(), color=_BLUE if column == 2 else "#7986cb")
@@ -151,8 +151,8 @@ def one_query(
         ax.set_yticks([])
         ax.set_title(title, fontsize=10)
         ax.margins(x=0.35)
-    matrix(fig.add_subplot(grid[1, 3]), values, "3. values v_s", [f"v_{s}" for s in range(num_keys)])
-    matrix(fig.add_subplot(grid[0, 3]), output[None], "output = sum of weight_s * v_s", ["out"])
+    matrix(fig.add_subplot(grid[1, 3]), values, "values v_s", [f"v_{s}" for s in range(num_keys)])
+    matrix(fig.add_subplot(grid[0, 3]), output[None], "step 6: output = sum of weight_s * v_s", ["out"])
     fig.patch.set_facecolor("white")
     return fig
 

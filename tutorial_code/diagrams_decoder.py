@@ -82,7 +82,7 @@ def encoder_decoder_diagram(
         FancyBboxPatch((0.55, 1.7), 3.7, 3.1, boxstyle="round,pad=0.05", facecolor="none", edgecolor=BLUE, ls="--")
     )
     ax.text(0.7, 4.55, f"encoder layer × {num_layers}", fontsize=9, color=BLUE, va="center")
-    _box(ax, left, 2.4, 3.2, 0.75, "self-attention\n(source padding mask)", BLUE, BLUE_FILL)
+    _box(ax, left, 2.4, 3.2, 0.75, "self-attention\n(no mask: no padding here)", BLUE, BLUE_FILL)
     _box(ax, left, 3.7, 3.2, 0.6, "feed-forward", BLUE, BLUE_FILL)
     _box(ax, left, 5.5, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
     _box(ax, left, 6.8, 3.4, 0.8, f"memory\n(B, S, d_model) = {_shape(memory)}", GREEN, GREEN_FILL)

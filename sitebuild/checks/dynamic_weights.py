@@ -35,12 +35,12 @@ def eight_nines_far_off(predicted_nines, predicted_ramp):
     return abs(predicted_nines - 72) > 10 and abs(predicted_ramp - 28) < 2
 
 
-@checks.after("every_head", "dynamic_weights: two heads put most weight on a 1, the other two on the 9")
-def two_heads_on_a_one_two_on_the_nine(top_digits):
-    return sorted(top_digits) == [1, 1, 9, 9]
+@checks.after("every_head", "dynamic_weights: two heads put most weight on the 0, the other two on the 9")
+def two_heads_on_the_zero_two_on_the_nine(top_digits):
+    return sorted(top_digits) == [0, 0, 9, 9]
 
 
-@checks.after("every_head", "dynamic_weights: yet two heads are fairly peaked")
-def two_heads_fairly_peaked(sharpness):
-    # in two heads or more, a query's largest weight averages over three times an even spread of 1/8
-    return sum(largest > 3 / 8 for largest in sharpness) >= 2
+@checks.after("every_head", "dynamic_weights: yet one head is sharply peaked")
+def one_head_sharply_peaked(sharpness):
+    # in exactly one head, a query's largest weight averages over four times an even spread of 1/8
+    return sum(largest > 4 / 8 for largest in sharpness) == 1

@@ -11,9 +11,23 @@ def by_hand_equals_package_layer(by_hand_difference):
     return by_hand_difference == 0
 
 
-@checks.after("masks_together", "encoder_decoder: the two masks work together")
-def two_masks_work_together(weight_on_source_padding, weight_on_future):
-    return weight_on_source_padding == 0 and weight_on_future == 0
+@checks.after(
+    "masks_together",
+    "encoder_decoder: the self-attention weights are zero above the diagonal, and the cross-attention weights are "
+    "zero in the last three columns",
+)
+def two_masks_work_together(self_weights, cross_weights):
+    # sequence 1 (4 real source tokens out of 7), every head: (h, T, T) and (h, T, S)
+    self_rows = [row for head in self_weights[1] for row in head]
+    cross_rows = [row for head in cross_weights[1] for row in head]
+    causal = all(
+        all(w == 0 for w in row[t + 1 :]) and all(w > 0 for w in row[: t + 1])
+        for head in self_weights[1]
+        for t, row in enumerate(head)
+    )
+    padding = all(all(w == 0 for w in row[4:]) and all(w > 0 for w in row[:4]) for row in cross_rows)
+    sums = all(abs(sum(row) - 1) < 1e-5 for row in self_rows + cross_rows)
+    return len(cross_rows[0]) == 7 and causal and padding and sums
 
 
 @checks.after("train", "encoder_decoder: Greedy decoding reverses every one of the held-out sequences")
@@ -22,7 +36,10 @@ def reverses_every_held_out_sequence(accuracy):
 
 
 @checks.after("cross_attention_map", "encoder_decoder: output position t looks at source position 7 - t")
-def output_position_t_looks_source_position(looks_at):
+def output_position_t_looks_source_position(weights):
+    # weights: (h, T, S), the last decoder layer's cross-attention; the mean of the heads, row by row
+    mean = [[sum(column) / len(weights) for column in zip(*rows, strict=True)] for rows in zip(*weights, strict=True)]
+    looks_at = [row.index(max(row)) for row in mean]
     return looks_at == list(range(7, -1, -1))
 
 

@@ -21,14 +21,16 @@ def beats_bigram_by_0_8_bits(held_out_bpc, bigram):
     "language_model: temperature 0.5 gives the likeliest character almost twice its probability, "
     "temperature 2 about half of it",
 )
-def temperature_sharpens_and_flattens(top_probability):
-    at_1, at_half, at_2, _ = top_probability  # temperatures 1, 0.5 and 2, then top-5
+def temperature_sharpens_and_flattens(distributions):
+    # the likeliest character's probability at temperatures 1, 0.5 and 2 (keys: "(temperature, top_k)")
+    at_1, at_half, at_2 = (max(distributions[f"({t}, None)"]) for t in (1.0, 0.5, 2.0))
     return 1.6 <= at_half / at_1 < 2.0 and 0.4 <= at_2 / at_1 <= 0.6
 
 
 @checks.after("next_character", "language_model: Top-5 leaves exactly five characters possible")
-def top_5_leaves_five(possible_top_5):
-    return possible_top_5 == 5
+def top_5_leaves_five(distributions):
+    top_5 = distributions["(1.0, 5)"]  # temperature 1, top-5
+    return sum(p > 0 for p in top_5) == 5 and abs(sum(top_5) - 1) < 1e-5
 
 
 @checks.after(
@@ -36,23 +38,32 @@ def top_5_leaves_five(possible_top_5):
     "language_model: about three quarters of its words are words of the training text, against about 30 % at "
     "temperature 1",
 )
-def careful_sampling_writes_known_words(careful_share, plain_share):
-    return 0.7 <= careful_share <= 0.8 and 0.25 <= plain_share <= 0.35
+def careful_sampling_writes_known_words(shares):
+    return 0.7 <= shares["0.5"] <= 0.8 and 0.25 <= shares["1.0"] <= 0.35
 
 
 @checks.after(
     "sentence_heads",
     "language_model: Every first-layer head puts more than three times the even share on the previous character",
 )
-def first_layer_heads_read_previous_character(previous, uniform, num_heads):
-    return all(share > 3 * uniform for share in previous[:num_heads])
+def first_layer_heads_read_previous_character(previous, even, num_heads):
+    return all(share > 3 * even for share in previous[:num_heads])
 
 
 @checks.after(
     "sentence_heads",
-    "language_model: one head of the second layer gives the first character of the current word about three "
-    "times the weight of even attention",
+    "language_model: The first-layer heads give it less weight than the previous character",
 )
-def a_second_layer_head_finds_the_word_start(word_start, uniform, num_heads):
+def first_layer_heads_prefer_previous_to_word_start(previous, word_start, num_heads):
+    two_layers = len(word_start) == len(previous) == 2 * num_heads
+    return two_layers and all(word_start[i] < previous[i] for i in range(num_heads))
+
+
+@checks.after(
+    "sentence_heads",
+    "language_model: one head of the second layer gives it more than three times the even share, more than any "
+    "first-layer head and more than it gives the previous character",
+)
+def a_second_layer_head_finds_the_word_start(word_start, previous, even_inside, num_heads):
     best = max(range(len(word_start)), key=word_start.__getitem__)
-    return best // num_heads == 1 and 2.5 <= word_start[best] / uniform <= 3.5
+    return best // num_heads == 1 and word_start[best] > 3 * even_inside and word_start[best] > previous[best]

@@ -30,6 +30,16 @@ def padded_queries_still_get_output(weights):
     return all(min(row[:2]) > 0 and abs(sum(row[:2]) - 1) < 1e-6 for row in weights[1][0][2:])
 
 
+@checks.after("merge_masks", "masks: The merged mask is the causal and padding mask built with & above")
+def merged_mask_is_causal_and_padding(merged, combined):
+    return merged == combined
+
+
+@checks.after("merge_masks", "masks: a padding mask passed as mask is refused with a message that says where it goes")
+def padding_mask_as_mask_refused(refused):
+    return "goes in key_padding_mask" in refused
+
+
 @checks.after("minus_inf", "masks: With $-\\infty$ the row becomes NaN")
 def minus_inf_row_becomes_nan(with_inf):
     return all(math.isnan(w) for w in with_inf[1]) and not any(math.isnan(w) for w in with_inf[0])

@@ -12,29 +12,41 @@ def lesson_module_gives_the_same_output(lesson_difference):
 
 
 @checks.after("hand_loop", "multi_head_attention: the loss falls below that of always answering the mean target")
-def hand_loop_beats_the_mean(first_loss, last_loss, target_variance):
-    return last_loss < target_variance < first_loss
+def hand_loop_beats_the_mean(losses, target_variance):
+    return losses[-1] < target_variance < losses[0]
 
 
 @checks.after("concat_only", "multi_head_attention: the model without $W_O$ learns about as well")
-def model_without_w_o_learns_about_as_well(without_w_o_mse, with_w_o_mse, target_variance):
+def model_without_w_o_learns_about_as_well(held_out_mse, target_variance):
     # learns: under 2 % of the target's variance left; about as well: within a factor of 2 of the model with W_O
+    without_w_o_mse, with_w_o_mse = held_out_mse["heads only concatenated"], held_out_mse["with W_O"]
     return without_w_o_mse < 0.02 * target_variance and without_w_o_mse < 2 * with_w_o_mse
 
 
+def reads_every_head(share: list[list[float]]) -> bool:
+    """Whether every output feature (row) reads every head with a share of at least 10 %."""
+    return all(all(value > 0.10 for value in row) for row in share)
+
+
+def distance_from_even(share: list[list[float]]) -> float:
+    """The mean distance of the shares from an even 1/h."""
+    values = [value for row in share for value in row]
+    return sum(abs(value - 1 / len(share[0])) for value in values) / len(values)
+
+
 @checks.after("w_o_blocks", "multi_head_attention: A randomly initialised $W_O$ already draws on every head")
-def randomly_initialised_w_o_already_draws(untrained_every_head, output_features, distance_before):
+def randomly_initialised_w_o_already_draws(shares):
     # every output feature reads every head with at least 10 %, each share close to an even quarter
-    return untrained_every_head == output_features and 0 <= distance_before < 0.05
+    before = shares["before training"]
+    return reads_every_head(before) and 0 <= distance_from_even(before) < 0.05
 
 
 @checks.after(
     "w_o_blocks", "multi_head_attention: training leaves the shares about as even as the initialisation made them"
 )
-def training_leaves_shares_about_even_initialisation(
-    trained_every_head, output_features, distance_after, distance_before
-):
-    return trained_every_head == output_features and abs(distance_after - distance_before) < 0.01
+def training_leaves_shares_about_even_initialisation(shares):
+    before, after = shares["before training"], shares["after training"]
+    return reads_every_head(after) and abs(distance_from_even(after) - distance_from_even(before)) < 0.01
 
 
 def matched_pairs(same_top: dict, num_queries: int) -> list[str]:
@@ -58,7 +70,8 @@ def four_heads_in_two_pairs(same_top, correlation, num_queries):
     "sum_model_heads",
     "multi_head_attention: heads 0 and 3 look at the small digits, the two 1s, heads 1 and 2 at the 9",
 )
-def which_digits_the_pairs_look_at(top_digit):
+def which_digits_the_pairs_look_at(top_key, labels):
+    top_digit = [[labels[key] for key in keys] for keys in top_key]  # the digit each query weighs most, per head
     return all(digit == "1" for head in (0, 3) for digit in top_digit[head]) and all(
         digit == "9" for head in (1, 2) for digit in top_digit[head]
     )

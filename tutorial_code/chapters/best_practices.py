@@ -67,9 +67,6 @@ for name, option in options.items():
     mse = [train_sum_model(SCHEDULE_STEPS, seed, lr=1e-2, device=DEVICE, **option).eval_loss for seed in SEEDS]
     means[name], spreads[name] = statistics.mean(mse), statistics.stdev(mse)
     print(f"| {name} | {means[name]:.4f} ± {spreads[name]:.4f} | {', '.join(f'{v:.4f}' for v in mse)} |")
-constant_means = [means[name] for name in list(options)[:4]]
-constant_spreads = [spreads[name] for name in list(options)[:4]]
-decaying_means = [means[name] for name in list(options)[4:]]
 # --8<-- [end:schedule]
 
 

@@ -105,9 +105,9 @@ print(f"in float64 the output differs by {float64_difference:.1e}")
 
 # %%
 # --8<-- [start:parameter_count]
-ours = EncoderLayer(d_model=512, num_heads=8, d_ff=2048)
-theirs = nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048)
-our_count = sum(p.numel() for p in ours.parameters())
-their_count = sum(p.numel() for p in theirs.parameters())
+our_layer = EncoderLayer(d_model=512, num_heads=8, d_ff=2048)
+their_layer = nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048)
+our_count = sum(p.numel() for p in our_layer.parameters())
+their_count = sum(p.numel() for p in their_layer.parameters())
 print(f"parameters of one layer: ours {our_count:,}, PyTorch's {their_count:,}")
 # --8<-- [end:parameter_count]

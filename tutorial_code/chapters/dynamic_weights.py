@@ -9,7 +9,6 @@
 # --8<-- [start:setup]
 import torch
 
-from tutorial_code.plots import heatmaps
 from tutorial_code.sum_task import predict_sum, trained_sum_model
 
 torch.set_printoptions(precision=2, sci_mode=False)
@@ -50,6 +49,8 @@ print(f"predictions: {predicted_nines:.1f} (true 72), {predicted_ramp:.1f} (true
 
 # %%
 # --8<-- [start:dynamic_weights]
+from tutorial_code.plots import heatmaps
+
 fig = heatmaps(
     [head0_nines, head0_ramp],
     ["input 9 9 9 9 9 9 9 9", "input 0 1 2 3 4 5 6 7"],
@@ -62,7 +63,7 @@ fig = heatmaps(
 
 # %%
 # --8<-- [start:every_head]
-numbers = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
+numbers = [5.0, 0.0, 7.0, 2.0, 9.0, 4.0, 6.0, 3.0]
 with torch.no_grad():
     _, weights = model(torch.tensor([numbers]))
 first_layer = weights[0][0]  # layer 0, sequence 0: (h, T, T)
@@ -74,3 +75,16 @@ for head, digit in enumerate(top_digits):
     print(f"head {head}: most weight on a {digit}; largest weight {largest:.2f}")
 print(f"an even spread over the {len(numbers)} keys gives {1 / len(numbers):.3f}")
 # --8<-- [end:every_head]
+
+
+# %%
+# --8<-- [start:every_head_map]
+digits = [str(int(v)) for v in numbers]
+fig = heatmaps(
+    list(first_layer),
+    [f"head {head}" for head in range(len(first_layer))],
+    digits,
+    xlabel="key (digit)",
+    ylabel="query (digit)",
+)
+# --8<-- [end:every_head_map]

@@ -32,7 +32,6 @@ DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to 
 
 # %%
 # --8<-- [start:ffn_std]
-ARTICLE_STD = 0.3548  # what the article named on the page prints for this experiment
 stds = []
 print(f"std of a fresh FFN's output, unit-variance input, seeds {SEED}-{SEED + 4}:")
 for d_model, d_ff in ((64, 256), (512, 2048)):  # the article's size, the paper's size
@@ -143,8 +142,6 @@ for residual in (True, False):
         norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
         gradients[residual, norm] = norms
         print(f"{residual!s:>8} {norm!s:>9} {norms[0]:>14.1e} {norms[-1]:>15.1e}")
-neither = gradients[False, False]
-others = [gradients[True, False], gradients[False, True], gradients[True, True]]
 # --8<-- [end:deep_stack]
 
 
@@ -207,14 +204,14 @@ print(f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, std {post_std:.4
 
 # %%
 # --8<-- [start:post_vs_pre]
-print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}")
-post_lower = []
+print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}  lower")
+lower = []  # which order ends with the lower held-out MSE, per seed
 for seed in (SEED, SEED + 1, SEED + 2):
     # trained once per process: the figure below reuses them
     post = trained_sum_model(seed=seed, steps=STEPS, device=DEVICE)
     pre = trained_sum_model(seed=seed, steps=STEPS, norm_first=True, device=DEVICE)
-    print(f"{seed:>4} {post.eval_loss:>14.4f} {pre.eval_loss:>13.4f}")
-    post_lower.append(post.eval_loss < pre.eval_loss)
+    lower.append("post-norm" if post.eval_loss < pre.eval_loss else "pre-norm")
+    print(f"{seed:>4} {post.eval_loss:>14.4f} {pre.eval_loss:>13.4f}  {lower[-1]}")
 # --8<-- [end:post_vs_pre]
 
 
@@ -263,7 +260,4 @@ for name, (norm_first, warmup, eps) in variants.items():
         result = train_sum_model(DEEP_STEPS, seed, model=model, **options)
         deep_mse[name].append(result.eval_loss)
     print(f"{name:>30}: " + ", ".join(f"{v:.4f}" for v in deep_mse[name]))
-post_norm_mse, pre_norm_mse = deep_mse["post-norm"], deep_mse["pre-norm"]
-larger_eps = deep_mse["post-norm, LayerNorm eps 1e-3"]
-warmed_up = deep_mse["post-norm, 50 warm-up steps"]
 # --8<-- [end:deep_post_norm]

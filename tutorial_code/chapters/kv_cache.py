@@ -47,13 +47,13 @@ tokens = vocabulary.encode("The return").unsqueeze(0)  # (1, T), T = 10
 attention, heads = model.layers[0].attention, model.layers[0].attention.num_heads
 with torch.no_grad():
     x = model.positions(model.embedding(tokens))  # (1, T, d_model)
-    h = model.layers[0].norm1(x)  # what the first layer's attention reads
-    T = h.size(1)
-    full, _ = attention(h, mask=causal_mask(T))  # all T positions at once
+    normed = model.layers[0].norm1(x)  # what the first layer's attention reads
+    T = normed.size(1)
+    full, _ = attention(normed, mask=causal_mask(T))  # all T positions at once
     # The cache: keys and values of the first T - 1 positions, (1, h, T - 1, d_k) each.
-    K = split_heads(attention.W_K(h[:, :-1]), heads)
-    V = split_heads(attention.W_V(h[:, :-1]), heads)
-    new = h[:, -1:]  # the newest token only: (1, 1, d_model)
+    K = split_heads(attention.W_K(normed[:, :-1]), heads)
+    V = split_heads(attention.W_V(normed[:, :-1]), heads)
+    new = normed[:, -1:]  # the newest token only: (1, 1, d_model)
     K = torch.cat([K, split_heads(attention.W_K(new), heads)], dim=2)  # (1, h, T, d_k)
     V = torch.cat([V, split_heads(attention.W_V(new), heads)], dim=2)
     Q = split_heads(attention.W_Q(new), heads)  # one query: (1, h, 1, d_k)
@@ -78,7 +78,6 @@ for _ in range(6):
     fed.append((vocabulary.decode(next_id[0]), 1))
     shapes.append(tuple(cache.keys[0].shape))
     print(f"fed {fed[-1][0]!r}: keys {shapes[-1]}, cache.length = {cache.length}")
-cache_lengths = [shape[2] for shape in shapes]  # (B, h, t, d_k): t
 # --8<-- [end:cache_growth]
 
 
@@ -91,7 +90,7 @@ fig = kv_cache_growth(fed, shapes)
 # %%
 # --8<-- [start:same_tokens]
 start = vocabulary.encode("The ")
-identical = []
+same = {}
 for name, temperature, top_k in (("greedy", 1.0, 1), ("sampled", 0.8, 10)):
     written = {}
     for use_cache in (False, True):
@@ -99,10 +98,9 @@ for name, temperature, top_k in (("greedy", 1.0, 1), ("sampled", 0.8, 10)):
         settings = {"temperature": temperature, "top_k": top_k, "generator": generator}
         ids = generate(model, start, 200, **settings, use_cache=use_cache)
         written[use_cache] = ids
-    identical.append(torch.equal(written[False], written[True]))
+    same[name] = torch.equal(written[False], written[True])
     new = len(written[True]) - len(start)
-    same = identical[-1]
-    print(f"{name:>7}: {new} new tokens, the same with and without a cache: {same}")
+    print(f"{name:>7}: {new} new tokens, the same with and without cache: {same[name]}")
 print(repr(vocabulary.decode(written[True])[:120]))
 # --8<-- [end:same_tokens]
 
@@ -129,8 +127,6 @@ for n in lengths:
     plain, cached = rows[n, False]["tokens_per_s"], rows[n, True]["tokens_per_s"]
     speedup[n] = cached / plain
     print(f"| {n} | {plain:,.0f} tokens/s | {cached:,.0f} tokens/s | {speedup[n]:.1f}× |")
-speedups = [speedup[n] for n in lengths]
-speedup_at_512 = speedup[512]
 # --8<-- [end:results]
 
 
@@ -145,7 +141,4 @@ fig = log_log_panels(
     xlabel="new tokens",
     colors={"without a cache": "#c62828", "with a KV cache": "#3f51b5"},
 )
-# 512 -> 1024 tokens
-growth_without = rows[lengths[-1], False]["seconds"] / rows[lengths[-2], False]["seconds"]
-growth_with = rows[lengths[-1], True]["seconds"] / rows[lengths[-2], True]["seconds"]
 # --8<-- [end:generation_time]

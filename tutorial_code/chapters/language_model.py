@@ -54,8 +54,8 @@ print(repr(text[:160]))
 V = len(vocabulary.chars)
 unigram = unigram_bpc(train_ids, held_out_ids, V)
 bigram = bigram_bpc(train_ids, held_out_ids, V)
-uniform = torch.log2(torch.tensor(V)).item()
-print(f"held-out bits per character: uniform over {V} characters {uniform:.2f}")
+uniform_bpc = torch.log2(torch.tensor(V)).item()
+print(f"held-out bits per character: uniform over {V} characters {uniform_bpc:.2f}")
 print(f"unigram {unigram:.2f}, bigram {bigram:.2f}")
 # --8<-- [end:baselines]
 
@@ -111,9 +111,7 @@ for temperature, top_k in ((1.0, None), (0.5, None), (2.0, None), (1.0, 5)):
         f"characters possible {(probabilities > 0).sum()}"
     )
 next_id = torch.multinomial(distributions[1.0, 5], 1, generator=torch.Generator())
-# the likeliest character's probability under each setting, in the order above
-top_probability = [p.max().item() for p in distributions.values()]
-possible_top_5 = (distributions[1.0, 5] > 0).sum().item()
+print(f"one character drawn at top-5: {vocabulary.chars[next_id.item()]!r}")
 # --8<-- [end:next_character]
 
 
@@ -142,7 +140,6 @@ for temperature, top_k in ((1.0, None), (0.5, 5)):
         f"{shares[temperature]:.0%} of the words occur in the training text"
     )
     print(" ".join(sample.split())[:400])  # runs of spaces and newlines as one space
-plain_share, careful_share = shares[1.0], shares[0.5]
 # --8<-- [end:samples]
 
 
@@ -156,18 +153,23 @@ num_heads = weights[0].size(1)
 previous, word_start = [], []
 starts = [0] + [i + 1 for i, char in enumerate(sentence[:-1]) if char == " "]
 start_of = [max(s for s in starts if s <= t) for t in range(len(sentence))]
-rows = range(1, len(sentence))
+rows = range(1, len(sentence))  # every character that has one before it
+# from the third character of a word on, where its first one is not the previous one
+inside = [t for t in rows if start_of[t] < t - 1]
 for layer, layer_weights in enumerate(weights):
     for head, w in enumerate(layer_weights[0]):  # w: (T, T)
         previous.append(torch.stack([w[t, t - 1] for t in rows]).mean().item())
-        word_start.append(torch.stack([w[t, start_of[t]] for t in rows]).mean().item())
+        on_start = torch.stack([w[t, start_of[t]] for t in inside])  # inside words only
+        word_start.append(on_start.mean().item())
         print(
             f"layer {layer}, head {head}: "
             f"on the previous character {previous[-1]:.2f}, "
-            f"on the first character of the word {word_start[-1]:.2f}"
+            f"on the first character of the word (inside words) {word_start[-1]:.2f}"
         )
-uniform = sum(1 / (t + 1) for t in rows) / len(rows)  # one key's share, evenly spread
-print(f"for comparison, one key's share of evenly spread weights: {uniform:.2f}")
+# one key's share if the weights were spread evenly, over the same rows
+even = sum(1 / (t + 1) for t in rows) / len(rows)
+even_inside = sum(1 / (t + 1) for t in inside) / len(inside)
+print(f"for comparison, evenly spread: {even:.2f}, inside words {even_inside:.2f}")
 # --8<-- [end:sentence_heads]
 
 

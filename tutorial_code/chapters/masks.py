@@ -12,7 +12,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
-from tutorial_code.diagrams_attention import mask_maps
 from tutorial_code.masks import (
     causal_mask,
     padding_mask,
@@ -64,12 +63,31 @@ print("causal and padding together:", tuple(combined.shape))
 
 # %%
 # --8<-- [start:mask_maps_figure]
+from tutorial_code.diagrams_attention import mask_maps
+
 left_padded = torch.tensor([False, False, True, True, True])  # 2 padding tokens, then 3 real
 fig = mask_maps(
     [from_lengths[1, 0].expand(5, 5), causal_mask(5), combined[1, 0], causal_mask(5) & left_padded],
     ["padding: 2 real tokens", "causal", "causal & padding", "causal & left padding"],
 )
 # --8<-- [end:mask_maps_figure]
+
+
+# %%
+# --8<-- [start:merge_masks]
+from tutorial_code.masks import merge_masks
+
+x = torch.zeros(2, 5, 4)  # (B, T, d_model): merge_masks reads only the sizes
+is_real = from_lengths[:, 0, 0]  # (B, T_k): True = a real token
+merged = merge_masks(causal_mask(5), is_real, query=x, key=x)
+print("merged:", tuple(merged.shape))
+print("same as causal & padding:", torch.equal(merged, combined))
+try:
+    merge_masks(is_real, None, query=x, key=x)  # the padding mask passed as `mask`
+except ValueError as error:
+    refused = str(error)
+print("ValueError:", refused)
+# --8<-- [end:merge_masks]
 
 
 # %%

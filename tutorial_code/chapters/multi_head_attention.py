@@ -114,7 +114,6 @@ torch.manual_seed(SEED)
 tiny = DigitModel(d_model=16, num_heads=2, d_ff=32, num_layers=1)  # a small one
 losses = train(tiny, make_batch, steps=100, lr=1e-2, seed=SEED)
 print(f"loss at step 1: {losses[0]:.2f}; at step 100: {losses[-1]:.2f}")
-first_loss, last_loss = losses[0], losses[-1]
 # --8<-- [end:hand_loop]
 
 
@@ -128,11 +127,11 @@ model = DigitModel()
 for layer in model.layers:
     layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing
 without_w_o = train_sum_model(steps=STEPS, seed=SEED, model=model, device=DEVICE)
+held_out_mse = {}
 for name, trained in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
     parameters = sum(p.numel() for p in trained.model.parameters())
-    mse = trained.eval_loss
+    held_out_mse[name] = mse = trained.eval_loss
     print(f"{name:>24}: {parameters:,} parameters, held-out MSE {mse:.4f}")
-with_w_o_mse, without_w_o_mse = with_w_o.eval_loss, without_w_o.eval_loss
 # --8<-- [end:concat_only]
 
 
@@ -156,18 +155,14 @@ shares = {
 }
 print("share of each head in output features 0-5 of the first layer, after training:")
 print(shares["after training"][:6])
-every_head, distances = [], []  # per model: features that read every head; evenness
 for name, share in shares.items():
-    every_head.append(int((share > 0.10).all(dim=-1).sum()))
-    distances.append((share - 1 / h).abs().mean().item())
+    every_head = int((share > 0.10).all(dim=-1).sum())  # features that read every head
+    distance = (share - 1 / h).abs().mean().item()  # how far from even
     print(
-        f"{name:>15}: {every_head[-1]} of {share.size(0)} output features read every "
+        f"{name:>15}: {every_head} of {share.size(0)} output features read every "
         f"head with at least 10 %; mean distance from an even {1 / h:.0%}: "
-        f"{distances[-1]:.3f}"
+        f"{distance:.3f}"
     )
-untrained_every_head, trained_every_head = every_head
-output_features = shares["before training"].size(0)
-distance_before, distance_after = distances
 # --8<-- [end:w_o_blocks]
 
 
@@ -183,7 +178,6 @@ labels = [str(int(v)) for v in numbers]
 heads = [f"head {h}" for h in range(len(first_layer))]
 fig = heatmaps(list(first_layer), heads, labels, xlabel="key (digit)", ylabel="query (digit)")
 top_key = first_layer.argmax(dim=-1)  # (h, T): the key each query weighs most, per head
-top_digit = [[labels[k] for k in row] for row in top_key.tolist()]  # that key's digit
 sharpness = first_layer.max(dim=-1).values.mean(dim=-1)  # (h,): mean largest weight
 pairs = [(i, j) for i in range(len(heads)) for j in range(i + 1, len(heads))]
 same_top = {f"{i}-{j}": int((top_key[i] == top_key[j]).sum()) for i, j in pairs}

@@ -15,14 +15,15 @@ import tutorial_code
 # written by `python benchmarks/bench.py`, in the repository next to tutorial_code/
 results_file = Path(tutorial_code.__file__).parent.parent / "benchmarks" / "results-cpu.json"
 results = json.loads(results_file.read_text(encoding="utf-8"))
-for what, machine, where in (
-    ("attention speed and memory", results["machine"], "best practices"),
-    ("generation with and without a KV cache", results["generation"]["machine"], "chapter 12"),
-):
+attention, generation = results["machine"], results["generation"]["machine"]
+runs = {  # which tables each run measured, and the machine it ran on
+    "attention benchmark: the tables of attention speed and memory (best practices)": attention,
+    "generation benchmark: the tables of generation with and without a KV cache (chapter 12)": generation,
+}
+for run, machine in runs.items():
     print(
-        f"- The tables of {what} ({where}) come from `benchmarks/results-cpu.json`, measured on "
-        f"{machine['cpu']} ({machine['cores']} cores, {machine['torch_threads']} PyTorch threads), "
-        f"torch {machine['torch']}, on {machine['date']}. Run the benchmark to measure your machine."
+        f"- The {run}, measured on {machine['cpu']} ({machine['cores']} cores, "
+        f"{machine['torch_threads']} PyTorch threads), torch {machine['torch']}, on {machine['date']}."
     )
 # --8<-- [end:provenance]
 
@@ -46,10 +47,13 @@ DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come
 # --8<-- [start:summary]
 result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
 numbers = [3, 1, 4, 1, 5, 9, 2, 6]
+losses = result.losses
 print(
-    f"On the machine that built this page, {len(result.losses)} training steps took "
-    f"{result.seconds:.1f} s. The loss fell from {result.losses[0]:.1f} at the first step to "
-    f"{result.eval_loss:.4f} on held-out sequences, and for {numbers} (sum {sum(numbers)}) "
+    f"On the machine that built this page, {len(losses)} training steps took "
+    f"{result.seconds:.1f} s. The loss, the mean squared error of the predicted sum / 10, fell "
+    f"from {losses[0]:.1f} on the first training batch to {losses[-1]:.4f} on the last; on "
+    f"held-out sequences it is {result.eval_loss:.4f}, a root-mean-square error of "
+    f"{10 * result.eval_loss**0.5:.1f} in the sum. For {numbers} (sum {sum(numbers)}) "
     f"the trained model answers {predict_sum(result.model, numbers):.2f}."
 )
 # --8<-- [end:summary]

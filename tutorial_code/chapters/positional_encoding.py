@@ -9,9 +9,7 @@
 # --8<-- [start:setup]
 import torch
 
-from tutorial_code.diagrams_blocks import pairs_on_circle
 from tutorial_code.multi_head import MultiHeadAttention
-from tutorial_code.plots import table_image
 from tutorial_code.positional import shift_rotation, sinusoidal_table
 from tutorial_code.tasks import train_first_minus_last
 
@@ -53,13 +51,14 @@ print("dot product of position 10 with positions 8..12:", similarity[10, 8:13])
 
 # %%
 # --8<-- [start:position_circles]
+from tutorial_code.diagrams_blocks import pairs_on_circle
+
 fig = pairs_on_circle(table, pairs=(0, 1), positions=7, shift=2, starts=(1, 4))
 # --8<-- [end:position_circles]
 
 
 # %%
 # --8<-- [start:shift]
-two_left, two_right = similarity[10, 8].item(), similarity[10, 12].item()
 errors = {}
 for k in (2, -2):
     moved = table[10:40] @ shift_rotation(k, 16).T  # positions 10..39, turned by R_k
@@ -68,12 +67,13 @@ for k in (2, -2):
     print(f"largest difference {errors[k]:.1e}")
 rotation_gap = (shift_rotation(2, 16) - shift_rotation(-2, 16)).abs().max().item()
 print(f"largest entry of R_+2 - R_-2: {rotation_gap:.2f}")
-largest_error = max(errors.values())
 # --8<-- [end:shift]
 
 
 # %%
 # --8<-- [start:sinusoidal_table]
+from tutorial_code.plots import table_image
+
 fig = table_image(
     sinusoidal_table(max_len=64, d_model=64),
     xlabel="feature (even: sine, odd: cosine; frequency falls to the right)",
@@ -84,7 +84,8 @@ fig = table_image(
 
 # %%
 # --8<-- [start:compare]
-numbers = torch.randint(0, 10, (100_000, 8)).float()
+generator = torch.Generator().manual_seed(SEED)
+numbers = torch.randint(0, 10, (100_000, 8), generator=generator).float()
 target_variance = (numbers[:, 0] - numbers[:, -1]).var().item()
 print(f"variance of the target, the MSE of answering its mean: {target_variance:.1f}")
 print(f"{'positions':>10} {'held-out MSE':>13} {'variance explained':>19}")
@@ -94,5 +95,4 @@ for positional in ("none", "sinusoidal", "learned"):
     mse[positional] = result.eval_loss
     explained = 1 - mse[positional] / target_variance
     print(f"{positional:>10} {mse[positional]:>13.3f} {explained:>19.1%}")
-no_positions, sinusoidal, learned = mse["none"], mse["sinusoidal"], mse["learned"]
 # --8<-- [end:compare]

@@ -11,12 +11,7 @@ import math
 import warnings
 
 import torch
-import torch.nn.functional as F
 from torch import nn
-
-from tutorial_code.attention import SelfAttention, scaled_dot_product_attention
-from tutorial_code.diagrams_attention import one_query
-from tutorial_code.plots import bars, flow_diagram
 
 torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [end:setup]
@@ -54,6 +49,9 @@ print("output:", tuple(output.shape))
 
 # %%
 # --8<-- [start:six_steps_figure]
+from tutorial_code.plots import flow_diagram
+
+
 def shape(t: torch.Tensor) -> str:
     return "shape (" + ", ".join(map(str, t.shape)) + ")"
 
@@ -73,6 +71,8 @@ fig = flow_diagram(
 
 # %%
 # --8<-- [start:same_as_function]
+from tutorial_code.attention import scaled_dot_product_attention
+
 ours, _ = scaled_dot_product_attention(Q, K, V, mask=allowed)
 difference = (ours - output).abs().max().item()
 print(f"largest difference from the six steps: {difference:.1e}")
@@ -101,6 +101,8 @@ print(output[0, 0], "==", weights[0, 0] @ x[0])
 
 # %%
 # --8<-- [start:one_query_figure]
+from tutorial_code.diagrams_attention import one_query
+
 scaled_scores = x[0] @ x[0].T / math.sqrt(x.size(-1))  # (T, T)
 fig = one_query(x[0, 0], x[0], scaled_scores[0], weights[0, 0], x[0], output[0, 0])
 # --8<-- [end:one_query_figure]
@@ -108,12 +110,13 @@ fig = one_query(x[0, 0], x[0], scaled_scores[0], weights[0, 0], x[0], output[0, 
 
 # %%
 # --8<-- [start:qkv]
+from tutorial_code.attention import SelfAttention
+
 torch.manual_seed(SEED)
 attention = SelfAttention(d_model=4, d_k=4)  # W_Q, W_K, W_V: three learned 4x4 matrices
 output, weights = attention(x)
 print("weights with learned projections (before any training):")
 print(weights[0].detach())
-farthest_from_uniform = (weights[0] - 1 / 3).abs().max().item()
 # --8<-- [end:qkv]
 
 
@@ -154,6 +157,8 @@ for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt
 
 # %%
 # --8<-- [start:softmax_scaling]
+from tutorial_code.plots import bars
+
 torch.manual_seed(1)
 query, keys = torch.randn(d_k), torch.randn(num_keys, d_k)  # one query, 16 keys
 scores = keys @ query  # (num_keys,)
@@ -195,6 +200,8 @@ print(weights[0])
 
 # %%
 # --8<-- [start:check_torch]
+import torch.nn.functional as F
+
 torch.manual_seed(SEED)
 query, key, value = torch.randn(3, 2, 8, 10, 16)  # (B=2, h=8, T=10, d_k=16) each
 largest_difference = {}

@@ -15,7 +15,12 @@ from tutorial_code.diagrams_encoder import encoder_diagram
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.plots import heatmaps, log_lines
-from tutorial_code.sum_task import make_batch, predict_sum, trained_sum_model
+from tutorial_code.sum_task import (
+    TARGET_SCALE,
+    make_batch,
+    predict_sum,
+    trained_sum_model,
+)
 from tutorial_code.tasks import accuracy, argmax_batch, train_argmax
 
 torch.set_printoptions(precision=2, sci_mode=False)
@@ -85,10 +90,10 @@ print(f"targets y: E[y] {mean_target:.2f}, Var(y) {variance:.2f}")
 print(f"E[y^2] {mean_square:.2f}: the MSE of a model that always answers 0")
 
 result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # reused below
+losses = result.losses  # the training loss of every step
 for step in sorted({*range(0, STEPS, max(1, STEPS // 5)), STEPS - 1}):
-    print(f"step {step:>3}: training loss {result.losses[step]:.4f}")
-first_loss, last_losses = result.losses[0], result.losses[-50:]
-print(f"highest training loss of the last 50 steps: {max(last_losses):.4f}")
+    print(f"step {step:>3}: training loss {losses[step]:.4f}")
+print(f"highest training loss of the last 50 steps: {max(losses[-50:]):.4f}")
 print(f"held-out loss in eval mode: {result.eval_loss:.4f}")
 print(f"parameters: {sum(p.numel() for p in result.model.parameters()):,}")
 # --8<-- [end:sum_task]
@@ -108,7 +113,7 @@ result.model.train()  # dropout on: every call drops different features
 torch.manual_seed(SEED)
 inputs = torch.tensor([numbers], dtype=torch.float32)
 with torch.no_grad():
-    noisy = [result.model(inputs)[0].item() * 10 for _ in range(5)]
+    noisy = [result.model(inputs)[0].item() * TARGET_SCALE for _ in range(5)]
 result.model.eval()
 print("train mode:", ", ".join(f"{p:.2f}" for p in noisy))
 # --8<-- [end:predict]

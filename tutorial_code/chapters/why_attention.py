@@ -19,7 +19,6 @@ import os
 
 import torch
 
-from tutorial_code.plots import log_lines
 from tutorial_code.why_attention import gradient_reach, time_layers
 
 # --8<-- [end:setup]
@@ -31,12 +30,13 @@ recurrent, attention = gradient_reach(seq_len=64, d_model=32)
 print(f"{'input position':>15} {'RNN gradient':>13} {'attention gradient':>19}")
 for t in (0, 16, 32, 48, 56, 62, 63):
     print(f"{t:>15} {recurrent[t]:>13.1e} {attention[t]:>19.1e}")
-earlier = attention[:63]  # every position but the last, whose input is also the query
 # --8<-- [end:gradient_reach]
 
 
 # %%
 # --8<-- [start:gradient_reach_figure]
+from tutorial_code.plots import log_lines
+
 fig = log_lines(
     [("RNN (nn.RNN, tanh)", recurrent, "#c62828"), ("self-attention", attention, "#3f51b5")],
     xlabel="input position t (the output read is at position 63)",
@@ -75,8 +75,7 @@ def attention_flops(T: int, B: int = 8, d: int = 64) -> int:
 print(f"{'T':>5} {'RNN work':>9} {'attention work':>15}   (each x the work at T / 2)")
 growth = []
 for T in (128, 256, 512, 1024):
+    rnn_growth = rnn_flops(T) / rnn_flops(T // 2)
     growth.append(attention_flops(T) / attention_flops(T // 2))
-    print(f"{T:>5} {rnn_flops(T) / rnn_flops(T // 2):>8.1f}x {growth[-1]:>14.1f}x")
-recurrent_work = rnn_flops(1024) / rnn_flops(512)
-attention_work = attention_flops(1024) / attention_flops(512)
+    print(f"{T:>5} {rnn_growth:>8.1f}x {growth[-1]:>14.1f}x")
 # --8<-- [end:work]

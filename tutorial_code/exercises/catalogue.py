@@ -76,7 +76,7 @@ EXERCISES: dict[str, Exercise] = {
         Exercise(
             "recurrent-time-axis",
             "why_attention",
-            "Find the bug: states in the wrong order",
+            "Find the bug: states stacked on the wrong axis",
             "This recurrent layer computes the right numbers and returns them in a shape nn.RNN(batch_first=True) "
             "would not.",
             "tutorial_code.why_attention",
@@ -200,9 +200,9 @@ EXERCISES: dict[str, Exercise] = {
         Exercise(
             "shared-projection",
             "dynamic_weights",
-            "Find the bug: weights that are always symmetric",
-            "This self-attention runs, and its weights depend on the input, but token t always weighs token s as "
-            "s weighs t.",
+            "Find the bug: scores that are always symmetric",
+            "This self-attention runs, and its weights depend on the input, but the score of token t for token s "
+            "always equals the score of s for t.",
             "tutorial_code.attention",
             ("checks", "scaled_dot_product_attention", "self_attention"),
             "SELF_ATTENTION",
