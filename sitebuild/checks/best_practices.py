@@ -34,6 +34,8 @@ def naive_slowest_from_512(forward):
 def memory_exponent(rows: list[dict], variant: str) -> float:
     """p in memory ~ T^p, from the shortest to the longest sequence measured: 2 for T^2, 1 for T."""
     points = sorted((row["seq_len"], row["peak_mb"]) for row in rows if row["variant"] == variant)
+    if len(points) < 2:
+        return math.nan  # no growth to measure: every comparison with NaN is false
     (first_len, first_mb), (last_len, last_mb) = points[0], points[-1]
     return math.log(last_mb / first_mb) / math.log(last_len / first_len)
 

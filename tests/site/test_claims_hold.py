@@ -42,7 +42,7 @@ def test_each_claim_fails_when_any_of_its_inputs_breaks(site, page):
             for other in broken(value):
                 try:
                     still = found.holds({**values, name: other})
-                except (ArithmeticError, ValueError, TypeError, IndexError, KeyError):
+                except (ArithmeticError, ValueError, TypeError):
                     continue  # a value the measurement could not have given
                 if not still:
                     with pytest.raises(ClaimError, match=f'docs/{page}.md says "'):

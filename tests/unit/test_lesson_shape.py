@@ -16,7 +16,7 @@ if __name__ == "__main__":  # run as a script: find conftest and snippets as pyt
     sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
 
 import pytest
-from snippets import INCLUDE, chapter_pages, folded_blocks, nav_pages
+from snippets import INCLUDE, chapter_pages, folded_blocks, nav_pages, section
 
 MAX_UNFOLDED = 40  # non-empty lines of an unfolded block
 MAX_WIDTH = 88  # characters of a shown line: the content column holds about this many without scrolling
@@ -89,8 +89,6 @@ def first_shown(pages: list[Path]) -> dict[tuple[str, str], int]:
                 if not match or not match["path"].startswith("tutorial_code/") or "/chapters/" in match["path"]:
                     continue
                 module = match["path"].removeprefix("tutorial_code/").removesuffix(".py").replace("/", ".")
-                from snippets import section
-
                 for name in definitions(section(match["path"], match["section"])):
                     shown.setdefault((module, name), index)
     return shown
