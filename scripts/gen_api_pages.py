@@ -6,9 +6,10 @@
 Each page holds one mkdocstrings line, `::: tutorial_code.<module>`; the reference itself is
 rendered from the docstrings at build time. The pages are plain files rather than generated
 during the build, so that `mkdocs serve --dirty` renders them once, not after every edit.
-Private modules (a leading underscore), the chapter scripts and the modules that run the
-tutorial rather than teach it (`NOT_CURRICULUM`) are left out. The site's build machinery
-lives outside the package, in `sitebuild/` and `hooks/`, and has no API page.
+Private modules (a leading underscore) and the chapter scripts are left out: every other
+module of `tutorial_code` has its page. What runs the tutorial (`tutorial_tools/`: the command,
+the exercises) and what builds the site (`sitebuild/`, `hooks/`) live outside the package and
+have no API page.
 """
 
 import sys
@@ -16,12 +17,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference"
-NOT_CURRICULUM = {"cli": "the transformer-tutorial command"}
 
 
 def modules() -> list[str]:
     names = (path.stem for path in sorted((ROOT / "tutorial_code").glob("*.py")))
-    return [name for name in names if not name.startswith("_") and name not in NOT_CURRICULUM]
+    return [name for name in names if not name.startswith("_")]
 
 
 def wanted_pages() -> dict[str, str]:

@@ -137,10 +137,10 @@ class Server:
 def site_prefix() -> str:
     from urllib.parse import urlsplit
 
-    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
-        if line.startswith("site_url:"):
-            return urlsplit(line.split(":", 1)[1].strip()).path or "/"
-    return "/"
+    sys.path.insert(0, str(ROOT))
+    from sitebuild.build import published_site_url
+
+    return urlsplit(published_site_url(ROOT / "mkdocs.yml")).path or "/"
 
 
 def measure_prose_edits(server: Server, page: Path, url: str) -> list[float]:

@@ -20,17 +20,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from sitebuild.fingerprint import code_fingerprint, data_fingerprint, library_versions
-
-MARKER = re.compile(r"^\s*# --8<-- \[(?P<kind>start|end):(?P<name>[\w-]+)\]\s*$")
-PAGE_OF_CHAPTER = {"overview": "index.md"}  # every other chapter script is named after its page
-TIMED = {"why_attention"}  # measures speed: executed with no other chapter running
+from tutorial_tools import contents
+from tutorial_tools.sections import marker, without_markers
 
 
 class ChapterError(RuntimeError):
@@ -46,7 +43,7 @@ class Section:
 
 
 @dataclass
-class Chapter:
+class ChapterNotebook:
     """One chapter script, read as a notebook that is ready to execute."""
 
     name: str
@@ -55,12 +52,17 @@ class Chapter:
     sections: list[str] = field(default_factory=list)  # the section of each code cell, in order
 
     @property
+    def entry(self) -> contents.Chapter:
+        """Its entry in the table of contents (a script not listed there: a chapter of that name, unnumbered)."""
+        return contents.by_slug().get(self.name) or contents.Chapter(self.name, self.name, self.name)
+
+    @property
     def page(self) -> str:
-        return PAGE_OF_CHAPTER.get(self.name, f"{self.name}.md")
+        return self.entry.page_path
 
     @property
     def command(self) -> str:
-        return self.name.replace("_", "-")
+        return self.entry.command
 
     def key(self) -> str:
         """What the executed notebook depends on: its code cells, the code they import, the data, the versions."""
@@ -76,10 +78,11 @@ class Chapter:
 
 
 def chapter_scripts(root: Path) -> dict[str, Path]:
-    return {p.stem: p for p in sorted((root / "tutorial_code" / "chapters").glob("*.py")) if p.stem != "__init__"}
+    """Every chapter's script, in the order of the table of contents."""
+    return {chapter.slug: root / chapter.script for chapter in contents.CHAPTERS}
 
 
-def read_chapter(script: Path) -> Chapter:
+def read_notebook(script: Path) -> ChapterNotebook:
     """Read a chapter script as a notebook: section markers dropped, the section of each code cell noted.
 
     Raises:
@@ -90,8 +93,8 @@ def read_chapter(script: Path) -> Chapter:
     notebook = jupytext.reads(script.read_text(encoding="utf-8"), fmt="py:percent")
     cells, sections = [], []
     for cell in notebook.cells:
-        names = [m["name"] for m in map(MARKER.match, cell.source.splitlines()) if m and m["kind"] == "start"]
-        cell.source = "\n".join(line for line in cell.source.splitlines() if not MARKER.match(line)).strip("\n")
+        names = [m[1] for m in map(marker, cell.source.splitlines()) if m and m[0] == "start"]
+        cell.source = without_markers(cell.source).strip("\n")
         if not cell.source.strip():
             continue
         if cell.cell_type == "code":
@@ -108,7 +111,7 @@ def read_chapter(script: Path) -> Chapter:
     notebook.metadata.pop("jupytext", None)
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"{script.stem}-{index}"  # stable ids: the same source gives the same file
-    return Chapter(script.stem, script, notebook, sections)
+    return ChapterNotebook(script.stem, script, notebook, sections)
 
 
 def build_environment(root: Path) -> dict[str, str]:
@@ -126,7 +129,7 @@ def build_environment(root: Path) -> dict[str, str]:
     }
 
 
-def execute(chapters: list[Chapter], root: Path, workers: int = 2):
+def execute(chapters: list[ChapterNotebook], root: Path, workers: int = 2):
     """Execute each chapter in a fresh process; yield `(chapter, executed notebook, seconds)` as each finishes.
 
     Raises:
@@ -134,16 +137,16 @@ def execute(chapters: list[Chapter], root: Path, workers: int = 2):
     """
     from sitebuild import execute as executor
 
-    os.environ.update(build_environment(root))  # read once by the forkserver, inherited by every chapter
     by_name = {chapter.name: chapter for chapter in chapters}
-    jobs = [(chapter.name, nbformat.writes(chapter.notebook), str(root)) for chapter in chapters]
+    environment = build_environment(root)  # set in each chapter's process, not in this one
+    jobs = [(chapter.name, nbformat.writes(chapter.notebook), str(root), environment) for chapter in chapters]
     for name, notebook, error, seconds in executor.execute(jobs, workers):
         if error is not None:
             raise ChapterError(f"chapter {name!r} (tutorial_code/chapters/{name}.py) failed to execute:\n{error}")
         yield by_name[name], nbformat.reads(notebook, as_version=4), seconds
 
 
-def sections_of(chapter: Chapter, executed: nbformat.NotebookNode) -> dict[str, Section]:
+def sections_of(chapter: ChapterNotebook, executed: nbformat.NotebookNode) -> dict[str, Section]:
     """What each section printed (standard output) and drew (one PNG at most).
 
     Raises:

@@ -92,15 +92,19 @@ def run_cells(
     return notebook
 
 
-def run_chapter(job: tuple[str, str, str]) -> tuple[str, str, str | None, float]:
-    """In a fresh child process: prepare it for `root`, run the notebook; return `(name, notebook, error, seconds)`."""
-    name, notebook_json, root = job
+def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, str | None, float]:
+    """In a fresh child process: set its environment, prepare it for `root`, run the notebook; return
+    `(name, notebook, error, seconds)`."""
+    name, notebook_json, root, environment = job
     start = time.perf_counter()
+    os.environ.update(environment)  # this process's only: the build's own environment stays as it was
     os.chdir(root)
     sys.path.insert(0, root)
+    import matplotlib
     import torch
 
-    torch.set_num_threads(1)
+    matplotlib.use(environment.get("MPLBACKEND", "Agg"))  # pyplot was imported before the variable was set
+    torch.set_num_threads(int(environment.get("OMP_NUM_THREADS", "1")))
     from sitebuild.kernel import prepare
 
     notebook = nbformat.reads(notebook_json, as_version=4)
@@ -123,12 +127,11 @@ def run_chapter(job: tuple[str, str, str]) -> tuple[str, str, str | None, float]
         return name, "", f"{type(error).__name__}: {error}", time.perf_counter() - start
 
 
-def execute(jobs: Iterable[tuple[str, str, str]], workers: int = 2) -> Iterator[tuple[str, str, str | None, float]]:
-    """Run each `(name, notebook_json, root)` job in a fresh process, `workers` at a time, as they finish.
-
-    The environment must already be set (one CPU thread, `MPLBACKEND=Agg`): the forkserver
-    reads it when it starts, once per build process.
-    """
+def execute(
+    jobs: Iterable[tuple[str, str, str, dict[str, str]]], workers: int = 2
+) -> Iterator[tuple[str, str, str | None, float]]:
+    """Run each `(name, notebook_json, root, environment)` job in a fresh process, `workers` at a time, as they
+    finish. Each process sets `environment` (one CPU thread, `MPLBACKEND=Agg`, ...) for itself."""
     jobs = list(jobs)
     if not jobs:
         return
@@ -140,9 +143,29 @@ def execute(jobs: Iterable[tuple[str, str, str]], workers: int = 2) -> Iterator[
     # A fresh process for every chapter (max_tasks_per_child=1); a process that dies breaks the pool
     # with an error instead of leaving the build waiting.
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, max_tasks_per_child=1) as pool:
-        futures = [pool.submit(run_chapter, job) for job in jobs]
+        with environment_while_starting(jobs[0][3]):
+            futures = [pool.submit(run_chapter, job) for job in jobs]
         for future in as_completed(futures):
             yield future.result()
+
+
+@contextlib.contextmanager
+def environment_while_starting(variables: dict[str, str]) -> Iterator[None]:
+    """Set `variables` in this process while the pool starts its processes, then restore the environment.
+
+    The forkserver, started with the first chapter of the build process, imports torch, which imports
+    tqdm, which reads `TQDM_DISABLE` once: the variable must be there when the forkserver starts.
+    """
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def main(argv: list[str]) -> int:
@@ -153,15 +176,15 @@ def main(argv: list[str]) -> int:
     """
     from pathlib import Path
 
-    from sitebuild.chapters import build_environment, chapter_scripts, read_chapter, sections_of
+    from sitebuild.chapters import build_environment, chapter_scripts, read_notebook, sections_of
 
     root = Path(__file__).resolve().parent.parent
     if not argv or argv[0] not in chapter_scripts(root):
         print(f"usage: python -m sitebuild.execute CHAPTER [FIGURES_DIR]; chapters: {', '.join(chapter_scripts(root))}")
         return 2
-    os.environ.update(build_environment(root))
-    chapter = read_chapter(chapter_scripts(root)[argv[0]])
-    name, notebook, error, seconds = run_chapter((chapter.name, nbformat.writes(chapter.notebook), str(root)))
+    chapter = read_notebook(chapter_scripts(root)[argv[0]])
+    job = (chapter.name, nbformat.writes(chapter.notebook), str(root), build_environment(root))
+    name, notebook, error, seconds = run_chapter(job)
     if error is not None:
         print(f"chapter {name} failed after {seconds:.1f} s:\n{error}")
         return 1

@@ -4,8 +4,6 @@
   build with a message that says what to do when another copy is found first.
 - It draws figures the same way every time: white background, 120 dpi, no metadata that
   changes between runs.
-- It lets the chapters of one build share trained models
-  ([`sitebuild.training_cache`][sitebuild.training_cache]).
 
 The same preparation serves the tests that run a page's code or a chapter command as a plain program:
 `python -m sitebuild.kernel ROOT FILE [ARGS]` prepares, then runs FILE as `__main__`;
@@ -53,9 +51,6 @@ def prepare(root: str | Path) -> None:
         sys.path.insert(0, str(root))
     check_checkout(root)
     configure_figures()
-    from sitebuild import training_cache
-
-    training_cache.install()
 
 
 if __name__ == "__main__":

@@ -20,10 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from tutorial_tools import sections
+
 RUN_FENCE = re.compile(
     r'^(?P<indent>[ \t]*)(?P<fence>`{3,})python[ \t]+run(?:="(?P<mode>markdown|code\+markdown)")?[ \t]*$'
 )
-CHAPTER_INCLUDE = re.compile(r'^\s*--8<--\s+"tutorial_code/chapters/(?P<chapter>\w+)\.py:(?P<section>[\w-]+)"\s*$')
+CHAPTER_SCRIPT = re.compile(r"^tutorial_code/chapters/(?P<chapter>\w+)\.py$")
 
 
 class PageError(ValueError):
@@ -47,13 +49,14 @@ def _fences(lines: list[str], page: str):
         index += 1
         while index < len(lines) and lines[index].strip() != fence:
             if lines[index].strip():
-                include = CHAPTER_INCLUDE.match(lines[index])
-                if not include:
+                include = sections.include(lines[index])
+                script = CHAPTER_SCRIPT.match(include.path) if include else None
+                if not script or include.section is None:
                     raise PageError(
                         f"{page}: a `python run` fence holds only include lines of a chapter script "
                         f'(--8<-- "tutorial_code/chapters/<chapter>.py:<section>"), found {lines[index].strip()!r}'
                     )
-                includes.append((include["chapter"], include["section"]))
+                includes.append((script["chapter"], include.section))
             index += 1
         if index == len(lines):
             raise PageError(f"{page}: the `python run` fence opened on line {start + 1} is never closed")

@@ -1,10 +1,11 @@
-"""Share trained models between the chapters of one build, applied from outside the code readers copy.
+"""Share trained models between the chapters of one build.
 
 Seven chapters train the same sum-task model; two train the reversal model, two the language
-model. Each chapter runs once per build, in its own process, and
-[`install`][sitebuild.training_cache.install] (called by the build before a chapter's first
-cell) wraps the training functions of `TRAININGS` so that a training already done by another
-chapter, with the same arguments and the same code, is loaded instead of repeated. The key
+model. Each chapter runs once per build, in its own process. The training functions marked
+`@reusable` (`tutorial_tools/trainings.py`: the digit model's, the reversal's, the language
+model's) call [`cache_training`][sitebuild.training_cache.cache_training] when the build has set
+`TUTORIAL_CACHE_DIR`, so that a training already done by another chapter, with the same arguments
+and the same code, is loaded instead of repeated. The key
 holds the arguments, the source of every `tutorial_code` module the training depends on
 (followed through imports), the Python and PyTorch versions (the language model's text comes
 with Python) and the number of CPU threads. A reused result is exactly what training would
@@ -32,8 +33,8 @@ import torch
 from torch import nn
 
 from sitebuild.fingerprint import PACKAGE, code_fingerprint, library_versions
+from tutorial_tools.trainings import CACHE_DIR_VARIABLE
 
-CACHE_DIR_VARIABLE = "TUTORIAL_CACHE_DIR"
 LIBRARIES = {"torch", "numpy", *sys.stdlib_module_names}
 T = TypeVar("T")
 
@@ -170,6 +171,7 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
     passed in is loaded with the trained weights, and torch's global random state is left
     as training leaves it, so the code that runs next draws the same numbers either way.
     """
+    train = inspect.unwrap(train)  # the function itself, not its `@reusable` wrapper (which calls this one)
     signature = inspect.signature(train)
 
     @functools.wraps(train)
@@ -203,28 +205,3 @@ def torch_build() -> str:
     """The libraries' versions (PyTorch's build included) and the thread count: one and two threads add floats
     in different orders."""
     return f"{library_versions()}, torch build {torch.__version__}, threads {torch.get_num_threads()}"
-
-
-TRAININGS = (
-    ("tutorial_code.digit_model", "train_digit_model"),
-    ("tutorial_code.reverse_task", "train_reversal"),
-    ("tutorial_code.language_model", "train_language_model"),
-)
-"""Every training function of the tutorial whose results the chapters share."""
-
-
-def install() -> None:
-    """Make every function of `TRAININGS` reuse saved trainings.
-
-    Call it before any chapter code imports the functions: modules imported afterwards
-    (`sum_task`, `tasks`, the chapter itself) bind the wrapped functions.
-    """
-    import importlib
-
-    for module_name, name in TRAININGS:
-        module = importlib.import_module(module_name)
-        train = getattr(module, name)
-        if not getattr(train, "reuses_trainings", False):
-            wrapped = cache_training(train)
-            wrapped.reuses_trainings = True
-            setattr(module, name, wrapped)

@@ -76,10 +76,9 @@ def site_prefix() -> str:
     """The path under which the site is served, from `site_url` in mkdocs.yml (for example `/attention-by-hand/`)."""
     from urllib.parse import urlsplit
 
-    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
-        if line.startswith("site_url:"):
-            return urlsplit(line.split(":", 1)[1].strip()).path or "/"
-    return "/"
+    from sitebuild.build import published_site_url
+
+    return urlsplit(published_site_url(ROOT / "mkdocs.yml")).path or "/"
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from conftest import ROOT
 
+from tutorial_tools import contents, sections
+
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*\{?\s*\.?(?P<lang>[\w-]*)(?P<options>[^\n]*)$")
-INCLUDE = re.compile(r'^\s*--8<--\s+"(?P<path>[^":]+)(?::(?P<section>[\w-]+))?"\s*$')
 
 
 @dataclass
@@ -32,14 +33,14 @@ class Block:
         return 'run="markdown"' not in self.options
 
     def typed_lines(self) -> list[str]:
-        return [line for line in self.body if line.strip() and not INCLUDE.match(line)]
+        return [line for line in self.body if line.strip() and not sections.include(line)]
 
     def code(self) -> str:
         parts = []
         for line in self.body:
-            match = INCLUDE.match(line)
+            match = sections.include(line)
             if match:
-                parts.append(section(match["path"], match["section"]))
+                parts.append(section(match.path, match.section))
         return "\n".join(parts)
 
 
@@ -69,14 +70,10 @@ def section(path: str, name: str | None) -> str:
     text = (ROOT / path).read_text(encoding="utf-8")
     if name is None:
         return text
-    match = re.search(
-        rf"^[ \t]*# --8<-- \[start:{re.escape(name)}\][^\n]*\n(?P<body>.*?)^[ \t]*# --8<-- \[end:{re.escape(name)}\]",
-        text,
-        flags=re.S | re.M,
-    )
-    if not match:
+    body = sections.section_text(text, name)
+    if body is None:
         raise LookupError(f"section {name!r} not found in {path}")
-    return textwrap.dedent(match["body"])
+    return textwrap.dedent(body + "\n")
 
 
 def python_blocks(page: Path) -> list[Block]:
@@ -137,10 +134,9 @@ def nav_pages() -> list[Path]:
                 elif value.endswith(".md"):
                     yield DOCS / value
 
-    return list(walk(mkdocs_config()["nav"]))
+    return list(walk(contents.navigation("en")))
 
 
 def chapter_pages() -> list[Path]:
-    """The chapter pages, in the order of the navigation."""
-    (chapters,) = [item["Chapters"] for item in mkdocs_config()["nav"] if "Chapters" in item]
-    return [DOCS / next(iter(entry.values())) for entry in chapters]
+    """The numbered chapters' pages, in reading order."""
+    return [DOCS / chapter.page_path for chapter in contents.CHAPTERS if chapter.number is not None]

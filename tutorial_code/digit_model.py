@@ -25,6 +25,7 @@ from tutorial_code.positional import positional_encoding
 from tutorial_code.validation import check_counts, check_numbers, check_positive
 
 # --8<-- [end:imports]
+from tutorial_tools.trainings import reusable  # not shown: only the build uses it
 
 
 # --8<-- [start:digit_model]
@@ -173,6 +174,7 @@ class TrainResult:
 Batches = Callable[[int, int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
 
 
+@reusable  # the build shares trainings between chapters: tutorial_tools/trainings.py
 def train_digit_model(
     batches: Batches,
     loss_fn: nn.Module,

@@ -43,6 +43,7 @@ from tutorial_code.validation import (
 )
 
 # --8<-- [end:imports]
+from tutorial_tools.trainings import reusable  # not shown: only the build uses it
 
 
 # --8<-- [start:data]
@@ -189,6 +190,7 @@ class LanguageModelResult:
     seconds: float
 
 
+@reusable  # the build shares trainings between chapters: tutorial_tools/trainings.py
 def train_language_model(
     steps: int = 350, seed: int = 0, batch_size: int = 32, lr: float = 1e-2, device: str = "cpu"
 ) -> LanguageModelResult:

@@ -24,7 +24,7 @@ from tutorial_code.positional import SinusoidalPositionalEncoding
 from tutorial_code.validation import check_count, check_token_ids
 
 # --8<-- [end:imports]
-
+from tutorial_tools.trainings import reusable  # not shown: only the build uses it
 
 # --8<-- [start:data]
 BOS = 10  # the start token; digits are the tokens 0-9
@@ -178,6 +178,7 @@ class Seq2SeqResult:
     seconds: float
 
 
+@reusable  # the build shares trainings between chapters: tutorial_tools/trainings.py
 def train_reversal(
     steps: int = 300,
     seed: int = 0,

@@ -38,7 +38,7 @@ def test_a_second_build_executes_no_chapter(site):
 
 def test_a_failing_cell_stops_the_build_and_names_the_chapter_and_the_error():
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1\n1 / x\nundefined_name")])
-    broken = chapters.Chapter("broken", ROOT / "tutorial_code" / "chapters" / "broken.py", notebook, ["only"])
+    broken = chapters.ChapterNotebook("broken", ROOT / "tutorial_code" / "chapters" / "broken.py", notebook, ["only"])
     with pytest.raises(chapters.ChapterError, match=r"(?s)chapter 'broken' .*failed to execute.*NameError"):
         list(chapters.execute([broken], ROOT, workers=1))
 

@@ -10,7 +10,7 @@ import json
 import pytest
 from conftest import ROOT
 
-from sitebuild.chapters import chapter_scripts, read_chapter
+from sitebuild.chapters import chapter_scripts, read_notebook
 from sitebuild.claims import ClaimError, broken, check, claims_of
 
 CLAIMS = {found.statement: (name, found) for name in chapter_scripts(ROOT) for found in claims_of(name)}
@@ -21,7 +21,7 @@ def recorded_claims(site) -> list[tuple[str, dict]]:
     """`(chapter, record)` for every check the chapter runs of this build made."""
     found = []
     for name, script in chapter_scripts(ROOT).items():
-        stored = ROOT / ".cache" / "chapters" / f"{name}-{read_chapter(script).key()}.ipynb"
+        stored = ROOT / ".cache" / "chapters" / f"{name}-{read_notebook(script).key()}.ipynb"
         assert stored.exists(), f"the build left no run of {name}"
         found += [(name, record) for record in json.loads(stored.read_text("utf-8"))["metadata"].get("claims", [])]
     return found

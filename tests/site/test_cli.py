@@ -1,4 +1,4 @@
-"""The `transformer-tutorial` command (and `python -m tutorial_code`): every chapter runs, options work,
+"""The `transformer-tutorial` command (and `python -m tutorial_tools`): every chapter runs, options work,
 bad options get a message that says what to fix."""
 
 import subprocess
@@ -8,20 +8,20 @@ import pytest
 import torch
 from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
 
-from sitebuild import chapters as chapter_runs
-from tutorial_code.cli import chapters, read_chapter
+from tutorial_tools.cli import chapters, parameters, script_path
+from tutorial_tools.contents import by_slug
 
 CHAPTERS = chapters()
-TIMED = {name.replace("_", "-") for name in chapter_runs.TIMED}  # print wall-clock timings, which differ by run
+TIMED = {chapter.command for chapter in CHAPTERS if chapter.runs_alone}  # print wall-clock timings, which differ by run
 
 
 def command(*args: str, cache: bool = True) -> subprocess.CompletedProcess:
-    """Run `python -m tutorial_code ARGS`. With `cache`, as the build runs a chapter (its trainings reused);
+    """Run `python -m tutorial_tools ARGS`. With `cache`, as the build runs a chapter (its trainings reused);
     without, exactly as a reader runs it, progress bar included."""
     if cache:
-        argv, env = [*prepared_command("-m"), "tutorial_code", *args], prepared_env()
+        argv, env = [*prepared_command("-m"), "tutorial_tools", *args], prepared_env()
     else:
-        argv = [sys.executable, "-m", "tutorial_code", *args]
+        argv = [sys.executable, "-m", "tutorial_tools", *args]
         env = {k: v for k, v in prepared_env().items() if k not in ("TUTORIAL_CACHE_DIR", "TQDM_DISABLE")}
     return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
 
@@ -37,7 +37,7 @@ def test_help_lists_every_chapter_with_its_title():
     result = command("--help")
     assert result.returncode == 0
     for name, chapter in CHAPTERS.items():
-        assert name in result.stdout and chapter.title in result.stdout
+        assert name in result.stdout and chapter.heading() in result.stdout
 
 
 def test_a_chapter_help_lists_its_options_and_their_defaults():
@@ -100,17 +100,17 @@ def test_seed_and_steps_change_the_training_and_the_bar_counts_the_steps():
 
 def test_the_parameters_cell_of_every_training_chapter_names_seed_steps_and_device():
     for chapter in CHAPTERS.values():
-        source = chapter.path.read_text(encoding="utf-8")
+        source = script_path(chapter).read_text(encoding="utf-8")
         if "train" in source.split("# --8<-- [end:setup]")[0]:
-            assert set(chapter.parameters) == {"SEED", "STEPS", "DEVICE"}, chapter.name
-    assert read_chapter(ROOT / "tutorial_code" / "chapters" / "positional_encoding.py").parameters["STEPS"] == 600
+            assert set(parameters(chapter)) == {"SEED", "STEPS", "DEVICE"}, chapter.slug
+    assert parameters(by_slug()["positional_encoding"])["STEPS"] == 600
 
 
 def test_ctrl_c_during_a_training_stops_with_one_line_and_status_130():
     import signal
 
     env = {k: v for k, v in prepared_env().items() if k != "TUTORIAL_CACHE_DIR"}  # a real training, not a cached one
-    argv = [sys.executable, "-m", "tutorial_code", "training", "--steps", "1000000", "--no-progress"]
+    argv = [sys.executable, "-m", "tutorial_tools", "training", "--steps", "1000000", "--no-progress"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
     try:
         first = process.stdout.readline()  # the chapter has started printing: its code is running

@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, site_prefix
 
 ENGLISH = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if not p.name.endswith(".zh.md"))
 SHARED = ("reference/", "notebooks/", "figures/", "assets/", "stylesheets/", "javascripts/", "search/")
@@ -53,13 +53,7 @@ class Page(HTMLParser):
             self.outputs[-1] += data
 
 
-SITE_PATH = urlsplit(
-    next(
-        line for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines() if line.startswith("site_url:")
-    )
-    .split(":", 1)[1]
-    .strip()
-).path
+SITE_PATH = site_prefix()
 
 
 def resolve(page_dir: PurePosixPath, href: str) -> str:

@@ -10,7 +10,8 @@ import pytest
 from conftest import ROOT, prepared_env, stdout_of
 from nbclient import NotebookClient
 
-from sitebuild.chapters import PAGE_OF_CHAPTER, chapter_scripts
+from sitebuild.chapters import chapter_scripts
+from tutorial_tools.contents import by_slug
 
 NAMES = list(chapter_scripts(ROOT))
 RERUN_IN_A_KERNEL = ["masks", "training", "best_practices"]  # one without training, two that train and draw
@@ -31,7 +32,7 @@ def test_every_chapter_has_a_rendered_notebook_page(site, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_chapter_page_links_to_its_notebook_and_downloads(site, name):
-    page = PAGE_OF_CHAPTER.get(name, f"{name}.md").replace(".md", "/index.html").replace("index/index", "index")
+    page = by_slug()[name].page_path.replace(".md", "/index.html").replace("index/index", "index")
     html = (site / page).read_text(encoding="utf-8")
     prefix = "" if name == "overview" else "../"
     assert f'href="{prefix}notebooks/{name}/"' in html

@@ -14,12 +14,13 @@ from html.parser import HTMLParser
 
 import pytest
 from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
-from snippets import INCLUDE, pages, python_blocks
+from snippets import pages, python_blocks
 
-from sitebuild.chapters import PAGE_OF_CHAPTER
+from tutorial_tools import sections
+from tutorial_tools.contents import CHAPTERS
 
 PAGES_WITH_CODE = [p for p in pages() if python_blocks(p)]
-CHAPTER_OF_PAGE = {page[: -len(".md")]: chapter for chapter, page in PAGE_OF_CHAPTER.items()}
+CHAPTER_OF_PAGE = {chapter.page_path[: -len(".md")]: chapter.slug for chapter in CHAPTERS}
 BUILTINS = set(dir(builtins)) | {"__name__", "__file__", "__doc__"}
 
 
@@ -39,13 +40,17 @@ def test_no_python_is_typed_into_a_page(page):
 def test_page_runs_every_section_of_its_chapter_script_in_order(page):
     script = ROOT / "tutorial_code" / "chapters" / f"{chapter_of(page)}.py"
     assert script.exists(), f"{page.name} executes code but has no chapter script {script.name}"
-    in_script = re.findall(r"^# --8<-- \[start:([\w-]+)\]", script.read_text(encoding="utf-8"), flags=re.M)
+    in_script = [
+        found[1]
+        for found in map(sections.marker, script.read_text(encoding="utf-8").splitlines())
+        if found and found[0] == "start"
+    ]
     on_page = [
-        INCLUDE.match(line)["section"]
+        include.section
         for block in python_blocks(page)
         if block.executed
-        for line in block.body
-        if INCLUDE.match(line) and INCLUDE.match(line)["path"] == script.relative_to(ROOT).as_posix()
+        for include in map(sections.include, block.body)
+        if include and include.path == script.relative_to(ROOT).as_posix()
     ]
     assert on_page == in_script
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import ROOT
 
-from sitebuild.chapters import chapter_scripts, read_chapter
+from sitebuild.chapters import chapter_scripts, read_notebook
 from sitebuild.claims import CheckInputError, Checks, ClaimError, broken, check, claims_of, run_after
 
 CHAPTERS = chapter_scripts(ROOT)
@@ -131,7 +131,7 @@ def test_every_claim_sentence_stands_on_its_page_and_follows_a_section_of_its_ch
     assert found.sentence.lower() in page_text(found.page).lower(), (
         f"chapter {chapter} checks the sentence {found.sentence!r}, which docs/{found.page}.md no longer says"
     )
-    assert found.section in read_chapter(CHAPTERS[chapter]).sections
+    assert found.section in read_notebook(CHAPTERS[chapter]).sections
     assert found.names, f"{found.statement!r} reads no measured value"
 
 

@@ -6,7 +6,8 @@ import traceback
 
 import pytest
 
-from tutorial_code import cli
+from tutorial_tools import cli
+from tutorial_tools.contents import Chapter
 
 CHAPTER = '''"""A chapter for the tests."""
 # # 1. A test chapter
@@ -28,10 +29,14 @@ print(f"seed {SEED}, steps {STEPS}")
 def chapter_dir(tmp_path, monkeypatch):
     """A chapters folder holding one chapter, `test-chapter`, whose last line is `body`."""
 
-    def write(body: str) -> None:
-        (tmp_path / "test_chapter.py").write_text(CHAPTER.replace("{body}", body), encoding="utf-8")
+    script = tmp_path / "tutorial_code" / "chapters" / "test_chapter.py"
+    script.parent.mkdir(parents=True)
 
-    monkeypatch.setattr(cli, "CHAPTERS_DIR", tmp_path)
+    def write(body: str) -> None:
+        script.write_text(CHAPTER.replace("{body}", body), encoding="utf-8")
+
+    monkeypatch.setattr(cli, "ROOT", tmp_path)
+    monkeypatch.setattr(cli, "CHAPTERS", (Chapter("test_chapter", "A test chapter", "测试章节", 1),))
     return write
 
 
@@ -67,7 +72,7 @@ def test_ctrl_c_stops_with_one_line_and_status_130(chapter_dir, capsys):
 
 
 def test_ctrl_c_in_the_exercise_commands_too(monkeypatch, capsys):
-    from tutorial_code.exercises import commands
+    from tutorial_tools.exercises import commands
 
     def interrupted(argv):
         raise KeyboardInterrupt

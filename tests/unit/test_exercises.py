@@ -9,10 +9,10 @@ import sys
 import pytest
 from conftest import ROOT
 
-from tutorial_code.exercises import EXERCISES
-from tutorial_code.exercises.checks import NOT_IMPLEMENTED
-from tutorial_code.exercises.grading import grade, grade_in_subprocess, load
-from tutorial_code.exercises.starter import reference_code, starter_code
+from tutorial_tools.exercises import EXERCISES
+from tutorial_tools.exercises.checks import NOT_IMPLEMENTED
+from tutorial_tools.exercises.grading import grade, grade_in_subprocess, load
+from tutorial_tools.exercises.starter import reference_code, starter_code
 
 # (exercise, text of the reference solution, planted mistake, words of the hint it must get)
 PLANTED = [
@@ -113,7 +113,7 @@ def test_every_exercise_with_a_planted_mistake_is_covered():
 
 def run_cli(*args, cwd):
     return subprocess.run(
-        [sys.executable, "-m", "tutorial_code", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "tutorial_tools", *args], capture_output=True, text=True, cwd=cwd, timeout=120
     )
 
 

@@ -16,9 +16,9 @@ hundredths of a second.
 import pytest
 import torch
 
-from tutorial_code.exercises import EXERCISES
-from tutorial_code.exercises.grading import grade, load
-from tutorial_code.exercises.starter import reference_code
+from tutorial_tools.exercises import EXERCISES
+from tutorial_tools.exercises.grading import grade, load
+from tutorial_tools.exercises.starter import reference_code
 
 NO_HINT = None  # the solution is rejected, and no failing check claims a known mistake
 

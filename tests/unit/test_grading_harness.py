@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from tutorial_code.exercises import EXERCISES
-from tutorial_code.exercises.checks import (
+from tutorial_tools.exercises import EXERCISES
+from tutorial_tools.exercises.checks import (
     NOT_IMPLEMENTED,
     Check,
     ToolGuard,
@@ -25,8 +25,8 @@ from tutorial_code.exercises.checks import (
     is_placeholder,
     run_check,
 )
-from tutorial_code.exercises.commands import check_main, list_exercises, positive_seconds
-from tutorial_code.exercises.grading import (
+from tutorial_tools.exercises.commands import check_main, list_exercises, positive_seconds
+from tutorial_tools.exercises.grading import (
     RECORD_VARIABLE,
     LoadError,
     grade,
@@ -36,7 +36,7 @@ from tutorial_code.exercises.grading import (
     load,
     printed_block,
 )
-from tutorial_code.exercises.starter import reference_code
+from tutorial_tools.exercises.starter import reference_code
 
 # A plausible wrong solution of each exercise the harness tests use: (correct text, planted text).
 MISTAKE = {
@@ -147,19 +147,19 @@ def test_exercise_list_shows_a_file_that_exits_early_as_not_passing(tmp_path, ca
 
 
 def test_replaced_grader_functions_are_put_back_and_named(tmp_path, capsys):
-    import tutorial_code.exercises.checks as checks
+    import tutorial_tools.exercises.checks as checks
 
     original = checks.expect_close
     code = (
-        "import tutorial_code.exercises.checks as checks\n"
+        "import tutorial_tools.exercises.checks as checks\n"
         "checks.expect_close = lambda *args, **kwargs: None\n"
         "checks.run_check = lambda name, *args: checks.Check(name, True)\n\n" + wrong("causal-mask")
     )
     status = grade_file("causal-mask", written(tmp_path, "causal-mask", code))
     printed = capsys.readouterr().out
     assert status == 1
-    assert "tutorial_code.exercises.checks.expect_close" in printed and "cannot pass" in printed
-    assert "tutorial_code.exercises.checks.run_check" in printed
+    assert "tutorial_tools.exercises.checks.expect_close" in printed and "cannot pass" in printed
+    assert "tutorial_tools.exercises.checks.run_check" in printed
     assert checks.expect_close is original
 
 

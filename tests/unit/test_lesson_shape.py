@@ -16,7 +16,9 @@ if __name__ == "__main__":  # run as a script: find conftest and snippets as pyt
     sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
 
 import pytest
-from snippets import INCLUDE, chapter_pages, folded_blocks, nav_pages, section
+from snippets import chapter_pages, folded_blocks, nav_pages, section
+
+from tutorial_tools import sections
 
 MAX_UNFOLDED = 40  # non-empty lines of an unfolded block
 MAX_WIDTH = 88  # characters of a shown line: the content column holds about this many without scrolling
@@ -85,11 +87,11 @@ def first_shown(pages: list[Path]) -> dict[tuple[str, str], int]:
     for index, page in enumerate(pages):
         for block, _ in folded_blocks(page):
             for line in block.body:
-                match = INCLUDE.match(line)
-                if not match or not match["path"].startswith("tutorial_code/") or "/chapters/" in match["path"]:
+                match = sections.include(line)
+                if not match or not match.path.startswith("tutorial_code/") or "/chapters/" in match.path:
                     continue
-                module = match["path"].removeprefix("tutorial_code/").removesuffix(".py").replace("/", ".")
-                for name in definitions(section(match["path"], match["section"])):
+                module = match.path.removeprefix("tutorial_code/").removesuffix(".py").replace("/", ".")
+                for name in definitions(section(match.path, match.section)):
                     shown.setdefault((module, name), index)
     return shown
 

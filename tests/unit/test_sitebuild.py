@@ -58,8 +58,8 @@ def executed(*outputs) -> nbformat.NotebookNode:
     return nbformat.v4.new_notebook(cells=[cell])
 
 
-def chapter(sections=("only",)) -> chapters.Chapter:
-    return chapters.Chapter("demo", ROOT / "tutorial_code" / "chapters" / "demo.py", executed(), list(sections))
+def chapter(sections=("only",)) -> chapters.ChapterNotebook:
+    return chapters.ChapterNotebook("demo", ROOT / "tutorial_code" / "chapters" / "demo.py", executed(), list(sections))
 
 
 def test_a_section_keeps_what_it_printed_and_drew():
@@ -86,24 +86,24 @@ def test_a_code_cell_without_exactly_one_section_is_refused(tmp_path):
     script = tmp_path / "broken.py"
     script.write_text("# %%\nprint(1)\n", encoding="utf-8")
     with pytest.raises(chapters.ChapterError, match="exactly one named section"):
-        chapters.read_chapter(script)
+        chapters.read_notebook(script)
 
 
 def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
     shutil.copytree(ROOT / "tutorial_code", tmp_path / "tutorial_code", ignore=shutil.ignore_patterns("__pycache__"))
     script = tmp_path / "tutorial_code" / "chapters" / "positional_encoding.py"
     masks_chapter = tmp_path / "tutorial_code" / "chapters" / "masks.py"
-    before = {path: chapters.read_chapter(path).key() for path in (script, masks_chapter)}
+    before = {path: chapters.read_notebook(path).key() for path in (script, masks_chapter)}
     positional = tmp_path / "tutorial_code" / "positional.py"
     positional.write_text(positional.read_text(encoding="utf-8").replace("10000", "5000"), encoding="utf-8")
-    assert chapters.read_chapter(script).key() != before[script]  # imports positional, directly
-    assert chapters.read_chapter(masks_chapter).key() == before[masks_chapter]  # does not import it at all
+    assert chapters.read_notebook(script).key() != before[script]  # imports positional, directly
+    assert chapters.read_notebook(masks_chapter).key() == before[masks_chapter]  # does not import it at all
     script.write_text(script.read_text(encoding="utf-8").replace("# # 6.", "# # 6. Prose edit:"), encoding="utf-8")
-    assert chapters.read_chapter(script).key() == chapters.read_chapter(script).key()
-    prose_only = chapters.read_chapter(script).key()
+    assert chapters.read_notebook(script).key() == chapters.read_notebook(script).key()
+    prose_only = chapters.read_notebook(script).key()
     positional.write_text(positional.read_text(encoding="utf-8").replace("5000", "10000"), encoding="utf-8")
-    assert chapters.read_chapter(script).key() != prose_only
-    assert chapters.read_chapter(script).key() == before[script]  # a Markdown cell edit changes no key
+    assert chapters.read_notebook(script).key() != prose_only
+    assert chapters.read_notebook(script).key() == before[script]  # a Markdown cell edit changes no key
 
 
 def test_the_build_refuses_another_copy_of_the_package(tmp_path):
@@ -130,14 +130,14 @@ def test_another_installed_version_of_a_library_runs_every_chapter_and_training_
     from sitebuild import fingerprint, training_cache
 
     script = ROOT / "tutorial_code" / "chapters" / "masks.py"
-    chapter_before, training_before = chapters.read_chapter(script).key(), training_cache.torch_build()
+    chapter_before, training_before = chapters.read_notebook(script).key(), training_cache.torch_build()
     installed = importlib.metadata.version
 
     def upgraded(name: str) -> str:
         return "999.0" if name == library else installed(name)
 
     monkeypatch.setattr(fingerprint.importlib.metadata, "version", upgraded)
-    assert chapters.read_chapter(script).key() != chapter_before
+    assert chapters.read_notebook(script).key() != chapter_before
     assert training_cache.torch_build() != training_before
     monkeypatch.undo()
-    assert chapters.read_chapter(script).key() == chapter_before  # the same versions give the same key
+    assert chapters.read_notebook(script).key() == chapter_before  # the same versions give the same key

@@ -117,15 +117,18 @@ def test_the_wrapper_keeps_the_signature_and_docstring():
     assert "Adam" in train.__doc__
 
 
-def test_install_wraps_the_trainer_once_and_later_imports_see_it(monkeypatch):
-    import tutorial_code.digit_model as digit_model
-    from sitebuild.training_cache import install
+def test_the_marked_trainings_reuse_a_saved_result_only_when_the_build_asks(cache_dir, monkeypatch):
+    from tutorial_code import language_model, reverse_task
+    from tutorial_code.sum_task import train_sum_model
 
-    monkeypatch.setattr(digit_model, "train_digit_model", digit_model.train_digit_model)  # restored afterwards
-    install()
-    wrapped = digit_model.train_digit_model
-    install()
-    assert digit_model.train_digit_model is wrapped and wrapped.reuses_trainings
+    for marked in (train_digit_model, reverse_task.train_reversal, language_model.train_language_model):
+        assert marked.__wrapped__.__name__ == marked.__name__  # @reusable, at the definition: no patching
+    first = train_sum_model(steps=2, seed=5)
+    second = train_sum_model(steps=2, seed=5)
+    assert len(list(cache_dir.glob("*.pt"))) == 1 and second.losses == first.losses
+    monkeypatch.delenv("TUTORIAL_CACHE_DIR")
+    assert train_sum_model(steps=2, seed=5).losses == first.losses
+    assert len(list(cache_dir.glob("*.pt"))) == 1
 
 
 def test_a_pasted_copy_of_a_package_function_shares_its_results_and_an_edited_copy_does_not(cache_dir):

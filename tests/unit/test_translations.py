@@ -122,24 +122,6 @@ def test_the_troubleshooting_table_is_translated_row_by_row_and_up_to_date():
         assert all(CJK.search(row[key]) and "|" not in row[key] for key in ("title", "cause", "fix")), title
 
 
-def test_the_chinese_navigation_has_every_page_of_the_english_one_in_the_same_place():
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
-
-    def shape(nav):  # the nav with its titles left out: pages and sections, in order
-        return [shape(value) if isinstance(value, list) else value for item in nav for value in item.values()]
-
-    i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
-    chinese_edition = next(language for language in i18n["languages"] if language["locale"] == "zh")
-    english = [item for item in config["nav"] if "reference/" not in item.values()]  # the API reference is English
-    assert shape(chinese_edition["nav"]) == shape(english)
-    titles = [title for item in chinese_edition["nav"] for title in item]
-    assert all(CJK.search(title) for title in titles)
-
-
 def test_the_status_command_reports_an_outdated_page(tmp_path, monkeypatch, capsys):
     page = tmp_path / "docs" / "masks.md"
     page.parent.mkdir()

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Overview: the model this tutorial builds
+# # Attention, by hand
 #
 # The code of the chapter page, in page order. This file is a jupytext percent script: it runs
 # as a notebook, with `python`, or as `transformer-tutorial overview` (options: `--help`).

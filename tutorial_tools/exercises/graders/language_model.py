@@ -8,8 +8,8 @@ from types import ModuleType
 import torch
 
 from tutorial_code import language_model
-from tutorial_code.exercises.checks import Wrong
-from tutorial_code.exercises.graders.common import Grader, call_on_copies, expect_same, generator
+from tutorial_tools.exercises.checks import Wrong
+from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator
 
 NATS = "that is in nats: divide by ln 2 (or use log2) to count bits"
 UNSMOOTHED = "a character the training text never shows got probability 0 (infinite bits): add one to every count"

@@ -28,10 +28,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
-from tutorial_code.exercises.catalogue import EXERCISES, Exercise
+from tutorial_tools.exercises.catalogue import EXERCISES, Exercise
 
 if TYPE_CHECKING:
-    from tutorial_code.exercises.checks import Check, ToolGuard
+    from tutorial_tools.exercises.checks import Check, ToolGuard
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds; the reference solutions take about one, most of it importing torch
 RECORD_VARIABLE = "TRANSFORMER_TUTORIAL_GRADING_RECORD"  # where the parent wants the record written
@@ -101,7 +101,7 @@ def run_guarded(
     """Run one check with the grader's tools as they were before the learner's file; fail it if they changed."""
     if guard is not None:
         guard.restore()
-    from tutorial_code.exercises.checks import Check, run_check  # imports torch: only the grading process needs it
+    from tutorial_tools.exercises.checks import Check, run_check  # imports torch: only the grading process needs it
 
     result = run_check(name, check, learner, learner_file)
     replaced = guard.restore() if guard is not None else []
@@ -172,7 +172,7 @@ def grade_file(name: str, path: Path, record_path: str | None = None) -> int:
     """
     exercise = EXERCISES[name]
     checks = list(exercise.checks)  # imports the graders, the references and torch, before the learner's file
-    from tutorial_code.exercises.checks import Check, ToolGuard
+    from tutorial_tools.exercises.checks import Check, ToolGuard
 
     guard = ToolGuard()
     record = GradingRecord(name, len(checks), record_path)
@@ -261,7 +261,7 @@ def grade_in_subprocess(name: str, path: Path, time_limit: float = DEFAULT_TIME_
     """
     if not (time_limit > 0 and math.isfinite(time_limit)):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
-    command = [sys.executable, "-m", "tutorial_code.exercises.grading", name, str(path)]
+    command = [sys.executable, "-m", "tutorial_tools.exercises.grading", name, str(path)]
     with tempfile.TemporaryDirectory(prefix="transformer-tutorial-grading-") as folder:
         record_path = Path(folder) / "record.json"
         environment = {

@@ -7,9 +7,9 @@ import difflib
 import math
 from pathlib import Path
 
-from tutorial_code.exercises.catalogue import EXERCISES, Exercise
-from tutorial_code.exercises.grading import DEFAULT_TIME_LIMIT, grade_in_subprocess
-from tutorial_code.exercises.starter import starter_code
+from tutorial_tools.exercises.catalogue import EXERCISES, Exercise
+from tutorial_tools.exercises.grading import DEFAULT_TIME_LIMIT, grade_in_subprocess
+from tutorial_tools.exercises.starter import starter_code
 
 
 def _exercise(parser: argparse.ArgumentParser, name: str) -> Exercise:

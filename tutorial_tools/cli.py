@@ -6,7 +6,7 @@
     transformer-tutorial exercise --list         the graded exercises
     transformer-tutorial exercise causal-mask    write a starter file; then: transformer-tutorial check causal-mask
 
-`python -m tutorial_code ...` does the same. A chapter is its script in
+`python -m tutorial_tools ...` does the same. A chapter is its script in
 `tutorial_code/chapters/`; the options replace the values of the script's parameters
 cell (`SEED`, `STEPS`, `DEVICE`), the way papermill treats a notebook's parameters
 cell, and training draws a progress bar on standard error. Standard output is what
@@ -20,51 +20,32 @@ import ast
 import os
 import sys
 import types
-from dataclasses import dataclass
 from pathlib import Path
 
-CHAPTERS_DIR = Path(__file__).resolve().parent / "chapters"
-PARAMETERS_START = "# --8<-- [start:parameters]"
-PARAMETERS_END = "# --8<-- [end:parameters]"
+from tutorial_tools.contents import CHAPTERS, Chapter
+from tutorial_tools.sections import section_lines, section_text
+
+ROOT = Path(__file__).resolve().parent.parent
+PARAMETERS = "parameters"  # the section of a chapter script whose values the options replace
 
 
-@dataclass(frozen=True)
-class Chapter:
-    """One chapter script: its module name, title and parameters with their default values."""
-
-    name: str
-    title: str
-    path: Path
-    parameters: dict[str, object]
-
-    @property
-    def command(self) -> str:
-        return self.name.replace("_", "-")
+def script_path(chapter: Chapter) -> Path:
+    return ROOT / chapter.script
 
 
-def read_chapter(path: Path) -> Chapter:
-    """Read a chapter script's title (its first Markdown heading) and its parameters cell."""
-    source = path.read_text(encoding="utf-8")
-    title = next((line[4:].strip() for line in source.splitlines() if line.startswith("# # ")), path.stem)
-    parameters: dict[str, object] = {}
-    if PARAMETERS_END in source:
-        cell = source.split(PARAMETERS_START, 1)[1].split(PARAMETERS_END, 1)[0]
-        for node in ast.parse(cell).body:
-            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-                parameters[node.targets[0].id] = ast.literal_eval(node.value)
-    return Chapter(path.stem, title, path, parameters)
+def parameters(chapter: Chapter) -> dict[str, object]:
+    """The names and default values of the chapter script's parameters cell."""
+    cell = section_text(script_path(chapter).read_text(encoding="utf-8"), PARAMETERS)
+    found: dict[str, object] = {}
+    for node in ast.parse(cell or "").body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = ast.literal_eval(node.value)
+    return found
 
 
 def chapters() -> dict[str, Chapter]:
-    """Every chapter script, by command name (`feed-forward-and-norm`), in reading order of the site."""
-    found = [read_chapter(path) for path in sorted(CHAPTERS_DIR.glob("*.py")) if path.stem != "__init__"]
-    order = {"overview": "0", "troubleshooting": "98", "best_practices": "99"}
-
-    def position(chapter: Chapter) -> tuple[int, str]:
-        number = order.get(chapter.name) or chapter.title.split(".")[0]
-        return (int(number) if number.isdigit() else 50, chapter.name)
-
-    return {chapter.command: chapter for chapter in sorted(found, key=position)}
+    """Every chapter, by command name (`feed-forward-and-norm`), in the site's reading order."""
+    return {chapter.command: chapter for chapter in CHAPTERS}
 
 
 def whole_number(minimum: int, maximum: int):
@@ -124,11 +105,9 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="chapter", metavar="CHAPTER", required=True)
     for command, chapter in found.items():
-        defaults = chapter.parameters
+        defaults = parameters(chapter)
         sub = commands.add_parser(
-            command,
-            help=chapter.title,
-            description=f"{chapter.title}. Source: tutorial_code/chapters/{chapter.path.name}",
+            command, help=chapter.heading(), description=f"{chapter.heading()}. Source: {chapter.script}"
         )
         for option, (parameter, parse, meaning) in OPTIONS.items():
             # An option the chapter has no parameter for is still accepted, so main() can say why it does not apply.
@@ -145,19 +124,19 @@ def chapter_code(chapter: Chapter, overrides: dict[str, object]) -> types.CodeTy
     The assignments are replaced in the parsed code, not in the text, so every line keeps its number:
     a traceback from the chapter points at the chapter file's real lines.
     """
-    source = chapter.path.read_text(encoding="utf-8")
-    tree = ast.parse(source, str(chapter.path))
-    lines = source.splitlines()
-    cell = range(lines.index(PARAMETERS_START) + 1, lines.index(PARAMETERS_END) + 1) if overrides else range(0)
+    path = script_path(chapter)
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source, str(path))
+    cell = section_lines(source, PARAMETERS) if overrides else range(0)
     for node in tree.body:
-        if node.lineno in cell and isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+        if node.lineno - 1 in (cell or ()) and isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             if node.targets[0].id in overrides:
                 node.value = ast.copy_location(ast.Constant(overrides[node.targets[0].id]), node.value)
-    return compile(tree, str(chapter.path), "exec")
+    return compile(tree, str(path), "exec")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `transformer-tutorial` and `python -m tutorial_code`: Ctrl-C stops it with one line."""
+    """Entry point of `transformer-tutorial` and `python -m tutorial_tools`: Ctrl-C stops it with one line."""
     try:
         return run(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:
@@ -168,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(argv: list[str]) -> int:
     """Run the command line `argv`: a chapter, or the `exercise` and `check` commands."""
     if argv and argv[0] in ("exercise", "check"):
-        from tutorial_code.exercises import commands
+        from tutorial_tools.exercises import commands
 
         return (commands.exercise_main if argv[0] == "exercise" else commands.check_main)(argv[1:])
     found = chapters()
@@ -185,9 +164,10 @@ def run(argv: list[str]) -> int:
     chapter = found[args.chapter_key]
     parameter = {option: name for option, (name, _, _) in OPTIONS.items()}
     given = {option: getattr(args, option) for option in OPTIONS if getattr(args, option) is not None}
-    unknown = [option for option in given if parameter[option] not in chapter.parameters]
+    defaults = parameters(chapter)
+    unknown = [option for option in given if parameter[option] not in defaults]
     if unknown:
-        takes = [f"--{option}" for option in OPTIONS if parameter[option] in chapter.parameters]
+        takes = [f"--{option}" for option in OPTIONS if parameter[option] in defaults]
         what = "trains no model" if "steps" in unknown else "has no such parameter"
         parser.error(
             f"the chapter {chapter.command!r} {what}, so {' and '.join('--' + o for o in unknown)} "
@@ -196,7 +176,7 @@ def run(argv: list[str]) -> int:
     if args.no_progress:
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its defaults from TQDM_* variables
     overrides = {parameter[option]: value for option, value in given.items()}
-    exec(chapter_code(chapter, overrides), {"__name__": "__main__", "__file__": str(chapter.path)})
+    exec(chapter_code(chapter, overrides), {"__name__": "__main__", "__file__": str(script_path(chapter))})
     return 0
 
 

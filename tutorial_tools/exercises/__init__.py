@@ -9,6 +9,6 @@ compare your code with it (and with PyTorch where PyTorch has the same function)
 mistake when your output matches a known one.
 """
 
-from tutorial_code.exercises.catalogue import EXERCISES, Exercise
+from tutorial_tools.exercises.catalogue import EXERCISES, Exercise
 
 __all__ = ["EXERCISES", "Exercise"]

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import re
 import textwrap
 from pathlib import Path
 
-from tutorial_code.exercises.catalogue import Exercise
-
-SNIPPET_MARK = re.compile(r"^\s*# --8<-- \[(start|end):\w+\]\s*$")
+from tutorial_tools import sections
+from tutorial_tools.exercises.catalogue import Exercise
 
 
 def module_path(module: str) -> Path:
@@ -26,13 +24,11 @@ def module_path(module: str) -> Path:
 
 
 def section(module: str, name: str) -> str:
-    """The text between `# --8<-- [start:name]` and `# --8<-- [end:name]` of a module, markers removed."""
-    source = module_path(module).read_text(encoding="utf-8")
-    match = re.search(rf"^# --8<-- \[start:{name}\]\n(.*?)^# --8<-- \[end:{name}\]", source, re.S | re.M)
-    if match is None:
+    """The text of section `name` of a module, as its chapter page shows it."""
+    text = sections.section_text(module_path(module).read_text(encoding="utf-8"), name)
+    if text is None:
         raise LookupError(f"{module} has no section {name!r}")
-    lines = [line for line in match.group(1).splitlines(keepends=True) if not SNIPPET_MARK.match(line)]
-    return "".join(lines).strip("\n") + "\n"
+    return text.strip("\n") + "\n"
 
 
 def reference_code(exercise: Exercise) -> str:

@@ -7,8 +7,8 @@ from types import ModuleType
 import torch
 
 from tutorial_code import masks
-from tutorial_code.exercises.checks import Wrong, expect_error
-from tutorial_code.exercises.graders.common import (
+from tutorial_tools.exercises.checks import Wrong, expect_error
+from tutorial_tools.exercises.graders.common import (
     META,
     Grader,
     call_on_copies,

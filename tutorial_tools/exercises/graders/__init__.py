@@ -8,19 +8,19 @@ the learner's output equals what that mistake gives, computed from the reference
 only that mistake gives. Inputs are small and seeded, so a grade takes a fraction of a second.
 """
 
-from tutorial_code.exercises.graders.checking_against_pytorch import COPY_WEIGHTS, TO_TORCH_MASK
-from tutorial_code.exercises.graders.common import Grader
-from tutorial_code.exercises.graders.dynamic_weights import SELF_ATTENTION
-from tutorial_code.exercises.graders.encoder_decoder import DECODER_LAYER, SEQ2SEQ, SHIFT_RIGHT
-from tutorial_code.exercises.graders.feed_forward_and_norm import ENCODER_LAYER, FEED_FORWARD
-from tutorial_code.exercises.graders.kv_cache import KV_CACHE
-from tutorial_code.exercises.graders.language_model import BIGRAM, UNIGRAM
-from tutorial_code.exercises.graders.masks import CAUSAL_MASK, PADDING_MASK
-from tutorial_code.exercises.graders.multi_head_attention import HEADS, MULTI_HEAD
-from tutorial_code.exercises.graders.positional_encoding import SHIFT_ROTATION, SINUSOIDAL_TABLE
-from tutorial_code.exercises.graders.scaled_dot_product_attention import ATTENTION
-from tutorial_code.exercises.graders.training import CLASSIFIER, SCHEDULE
-from tutorial_code.exercises.graders.why_attention import RECURRENT
+from tutorial_tools.exercises.graders.checking_against_pytorch import COPY_WEIGHTS, TO_TORCH_MASK
+from tutorial_tools.exercises.graders.common import Grader
+from tutorial_tools.exercises.graders.dynamic_weights import SELF_ATTENTION
+from tutorial_tools.exercises.graders.encoder_decoder import DECODER_LAYER, SEQ2SEQ, SHIFT_RIGHT
+from tutorial_tools.exercises.graders.feed_forward_and_norm import ENCODER_LAYER, FEED_FORWARD
+from tutorial_tools.exercises.graders.kv_cache import KV_CACHE
+from tutorial_tools.exercises.graders.language_model import BIGRAM, UNIGRAM
+from tutorial_tools.exercises.graders.masks import CAUSAL_MASK, PADDING_MASK
+from tutorial_tools.exercises.graders.multi_head_attention import HEADS, MULTI_HEAD
+from tutorial_tools.exercises.graders.positional_encoding import SHIFT_ROTATION, SINUSOIDAL_TABLE
+from tutorial_tools.exercises.graders.scaled_dot_product_attention import ATTENTION
+from tutorial_tools.exercises.graders.training import CLASSIFIER, SCHEDULE
+from tutorial_tools.exercises.graders.why_attention import RECURRENT
 
 __all__ = [
     "ATTENTION",

@@ -11,7 +11,7 @@ from typing import TypeVar
 import torch
 from torch import nn
 
-from tutorial_code.exercises.checks import Mistake, Wrong, expect_close
+from tutorial_tools.exercises.checks import Mistake, Wrong, expect_close
 
 Grader = list[tuple[str, Callable[[ModuleType], None]]]
 """A grader: `(name, check)` pairs; each check takes the learner's module and raises `Wrong` on a difference."""

@@ -11,8 +11,9 @@ from torch import nn
 
 from tutorial_code import multi_head
 from tutorial_code.attention import scaled_dot_product_attention
-from tutorial_code.exercises.checks import expect_error
-from tutorial_code.exercises.graders.common import (
+from tutorial_code.masks import causal_mask, padding_mask
+from tutorial_tools.exercises.checks import expect_error
+from tutorial_tools.exercises.graders.common import (
     Grader,
     call_on_copies,
     expect_same,
@@ -22,7 +23,6 @@ from tutorial_code.exercises.graders.common import (
     shape,
     twin,
 )
-from tutorial_code.masks import causal_mask, padding_mask
 
 NO_TRANSPOSE = (
     "the heads got mixed with the positions: view x as (B, T, h, d_k) and then transpose(1, 2); "

@@ -13,7 +13,8 @@ import torch
 from torch import nn
 
 from tutorial_code import encoder, feed_forward
-from tutorial_code.exercises.graders.common import (
+from tutorial_code.masks import causal_mask, padding_mask
+from tutorial_tools.exercises.graders.common import (
     Grader,
     call_on_copies,
     expect_same,
@@ -25,7 +26,6 @@ from tutorial_code.exercises.graders.common import (
     twin,
     with_parts,
 )
-from tutorial_code.masks import causal_mask, padding_mask
 
 NO_ACTIVATION = "with no activation the two layers make one linear map: put a ReLU between them"
 

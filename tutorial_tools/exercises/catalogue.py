@@ -43,7 +43,7 @@ class Exercise:
     @property
     def checks(self) -> list:
         """The `(name, check)` pairs that grade it."""
-        return getattr(importlib.import_module("tutorial_code.exercises.graders"), self.grader)
+        return getattr(importlib.import_module("tutorial_tools.exercises.graders"), self.grader)
 
     @property
     def kind(self) -> str:

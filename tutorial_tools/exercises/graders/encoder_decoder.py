@@ -11,8 +11,9 @@ import torch
 from torch import nn
 
 from tutorial_code import decoder, reverse_task
-from tutorial_code.exercises.checks import Wrong
-from tutorial_code.exercises.graders.common import (
+from tutorial_code.masks import causal_mask, padding_mask
+from tutorial_tools.exercises.checks import Wrong
+from tutorial_tools.exercises.graders.common import (
     META,
     Grader,
     call_on_copies,
@@ -25,8 +26,7 @@ from tutorial_code.exercises.graders.common import (
     twin,
     with_parts,
 )
-from tutorial_code.exercises.graders.feed_forward_and_norm import PRE_NORM, expect_same_in_training, layers
-from tutorial_code.masks import causal_mask, padding_mask
+from tutorial_tools.exercises.graders.feed_forward_and_norm import PRE_NORM, expect_same_in_training, layers
 
 
 def _check_shift_right(learner: ModuleType) -> None:

@@ -1,13 +1,13 @@
 """The building blocks of a grader: a check's result, and comparisons that recognise known mistakes.
 
 A check is a function of the learner's module. It returns quietly when the learner's code
-behaves like the reference, and raises [`Wrong`][tutorial_code.exercises.checks.Wrong] when it
+behaves like the reference, and raises [`Wrong`][tutorial_tools.exercises.checks.Wrong] when it
 does not. `Wrong` carries a hint only when the output matches a known mistake: the hint comes from
 what the code *did*, never from how its source text looks. Otherwise the message says where the
 output differs and by how much, and lets the learner find the cause.
 
 The comparisons use PyTorch functions bound when this module is imported, before any learner's
-file is loaded, and [`ToolGuard`][tutorial_code.exercises.checks.ToolGuard] puts back what a
+file is loaded, and [`ToolGuard`][tutorial_tools.exercises.checks.ToolGuard] puts back what a
 learner's file replaces: a `torch.allclose = lambda *a, **k: True` left in a file must not turn a
 failure into a pass. This is a guard against accidents and casual monkeypatching, not a sandbox.
 """
@@ -66,7 +66,7 @@ def expect_close(
     *,
     check_dtype: bool = True,
 ) -> None:
-    """Raise [`Wrong`][tutorial_code.exercises.checks.Wrong] unless `got` equals `expected` to `atol`.
+    """Raise [`Wrong`][tutorial_tools.exercises.checks.Wrong] unless `got` equals `expected` to `atol`.
 
     When the values differ, each mistake is tried in turn: the first whose output `got` equals (or
     whose test returns True for `got`) gives the hint. When none matches there is no hint; the
@@ -222,7 +222,7 @@ def _rows(got: torch.Tensor, expected: torch.Tensor, first: tuple[int, ...], wid
 
 
 def expect_error(run: Callable[[], object], errors: tuple[type[Exception], ...], what: str) -> None:
-    """Raise [`Wrong`][tutorial_code.exercises.checks.Wrong] unless `run()` raises one of `errors` with a message.
+    """Raise [`Wrong`][tutorial_tools.exercises.checks.Wrong] unless `run()` raises one of `errors` with a message.
 
     The starter's own placeholder (`raise NotImplementedError` with no message, or "write NAME")
     is passed on, so that the check reports "not implemented yet"; a `NotImplementedError` with
@@ -298,9 +298,9 @@ class ToolGuard:
     """Remembers the functions grading relies on, and puts back any that a learner's code replaces.
 
     Made before the learner's file is loaded, it records every function and class of `torch`,
-    `torch.nn.functional`, `math` and each `tutorial_code` module then imported (the checks, the
+    `torch.nn.functional`, `math` and each `tutorial_code` and `tutorial_tools` module then imported (the checks, the
     graders and the references), and the attributes of `torch.Tensor` and `torch.nn.Module`.
-    [`restore`][tutorial_code.exercises.checks.ToolGuard.restore] puts them back and names what
+    [`restore`][tutorial_tools.exercises.checks.ToolGuard.restore] puts them back and names what
     had changed, so that grading runs with the originals and can say what the learner's code did.
     """
 
@@ -309,7 +309,7 @@ class ToolGuard:
         modules += [
             module
             for name, module in sorted(sys.modules.items())
-            if name.split(".")[0] == "tutorial_code" and isinstance(module, ModuleType)
+            if name.split(".")[0] in ("tutorial_code", "tutorial_tools") and isinstance(module, ModuleType)
         ]
         self._saved: dict[str, tuple[object, str, object]] = {}
         for module in modules:

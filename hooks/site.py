@@ -1,0 +1,173 @@
+"""The MkDocs hook of the site: thin handlers over one build's state (`sitebuild.build.BuildState`).
+
+mkdocs-static-i18n builds the site twice in one process, the English pass, then the Chinese one inside
+its `on_post_build`. The English pass runs the chapters; the Chinese pass reuses that run.
+
+- `on_config`: both navigations from the table of contents (`tutorial_tools/contents.py`).
+- `on_files`: run the chapters (English pass) and add the figures, notebooks and downloads they make.
+- `on_page_markdown`: fill the `python run` fences with outputs, add the "Run this chapter" box and the
+  notebook list, in the page's language.
+- `on_page_context`, `on_post_page`: notebook pages stay out of search, edit their chapter script, and
+  share one stylesheet.
+- The changes to plugins' internals are in `sitebuild/plugin_fixes.py`.
+
+The mkdocs process never imports `tutorial_code`: the chapters run in their own processes, and
+fingerprints read this checkout's files.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import CombinedEvent, event_priority, get_plugin_logger
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Link, Navigation
+from mkdocs.structure.pages import Page
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from sitebuild import build, editions, pages, plugin_fixes, search_words  # noqa: E402
+from sitebuild.build import BuildState  # noqa: E402
+from sitebuild.chapters import ChapterError  # noqa: E402
+from tutorial_tools import contents  # noqa: E402
+
+log = get_plugin_logger(__name__)
+state = BuildState()  # made afresh when each build starts
+
+
+def language(config: MkDocsConfig) -> str:
+    """The pass under way: mkdocs-static-i18n sets the theme's language for each."""
+    return config.theme["language"]
+
+
+@event_priority(100)  # before mkdocs-static-i18n (-100) reads the navigation and search its settings
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    global state
+    if not state.pass_started:  # a new build; otherwise the Chinese pass, run inside the English one
+        state = BuildState()
+    config["nav"] = contents.navigation("en")
+    plugin_fixes.set_chinese_navigation(config, contents.navigation("zh"))
+    plugin_fixes.set_notebook_cache(config, ROOT / ".cache" / "mkdocs-jupyter")
+    plugin_fixes.use_glossary_in_search(config, search_words.jieba_dictionary())
+    return config
+
+
+def on_pre_build(config: MkDocsConfig) -> None:
+    state.pass_started.append((language(config), time.perf_counter()))
+    if language(config) == "en":
+        plugin_fixes.start_search_entries_afresh(config)
+
+
+@event_priority(100)  # before mkdocs-jupyter looks for notebooks among the files
+def add_chapter_files(files: Files, config: MkDocsConfig) -> Files:
+    if language(config) == "en":
+        try:
+            rerun = build.run_and_publish(state, build.published_site_url(config.config_file_path))
+        except (ChapterError, pages.PageError) as error:
+            raise PluginError(str(error)) from error
+        log.info(state.log[-1])
+        documentation = [(f.src_uri, f.abs_src_path, f.abs_dest_path) for f in files.documentation_pages()]
+        for stale in build.stale_outputs(state, documentation, rerun):
+            stale.unlink()
+        for uri in state.notebook_files:  # the notebook pages: English only
+            files.append(File(uri, str(build.PUBLISHED), config.site_dir, config.use_directory_urls))
+    for uri, content in state.generated:
+        files.append(File.generated(config, uri, content=content))
+    return files
+
+
+@event_priority(-50)  # after mkdocs-jupyter has turned notebooks into pages, before mkdocs-static-i18n (-100)
+def hold_generated_files(files: Files, config: MkDocsConfig) -> Files:
+    state.held = plugin_fixes.hide_generated_files(files, config.docs_dir)
+    return files
+
+
+on_files = CombinedEvent(add_chapter_files, hold_generated_files)
+
+
+@event_priority(-150)  # after mkdocs-static-i18n; mkdocs made the Page of every documentation file before this
+def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+    plugin_fixes.restore_generated_files(state.held, files, config)
+    state.held = []
+    if language(config) == "zh":  # the API reference exists in English only
+        nav.items.append(Link(editions.strings("zh")["api_reference"], "reference/SUMMARY/"))
+    return nav
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    uri = page.file.src_uri.replace(".zh.md", ".md")  # a Chinese page shows the same outputs as its English one
+    edition = "zh" if uri != page.file.src_uri else "en"
+    try:
+        markdown = pages.fill(markdown, uri, state.output_of)
+    except pages.PageError as error:
+        raise PluginError(f"{uri}: {error}") from error
+    if uri == "notebooks.md":
+        markdown = markdown.replace(editions.NOTEBOOK_LIST, editions.notebook_list(edition))
+    chapter = state.chapter_of_page(uri)
+    if chapter is not None:
+        markdown = editions.with_run_box(markdown, chapter, edition)
+    if edition == "zh":
+        if uri == "troubleshooting.md":
+            markdown = editions.translated_table(markdown)
+        markdown = editions.to_english_pages(markdown, page.url)
+    return markdown
+
+
+def is_notebook_page(page: Page) -> bool:
+    uri = page.file.src_uri
+    return uri.startswith(editions.NOTEBOOK_DIR + "/") and uri.endswith(".ipynb")
+
+
+@event_priority(100)  # before the search plugin indexes the page
+def on_page_context(context: dict, page: Page, config: MkDocsConfig, nav) -> dict:
+    """A notebook page's edit link opens its source, the chapter script, and an API page's its module;
+    notebook pages stay out of search (they repeat their chapter's code and outputs)."""
+    source = None
+    if is_notebook_page(page):
+        page.meta["search"] = {"exclude": True}
+        source = f"tutorial_code/chapters/{Path(page.file.src_uri).stem}.py"
+    elif page.file.src_uri.startswith("reference/") and page.file.src_uri != "reference/SUMMARY.md":
+        source = f"tutorial_code/{Path(page.file.src_uri).stem}.py"  # an API page is edited in its module
+    if source and config.repo_url:
+        branch = (config.edit_uri or "edit/main/").strip("/").split("/")[:2]
+        page.edit_url = f"{config.repo_url.rstrip('/')}/{'/'.join(branch)}/{source}"
+    return context
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    if is_notebook_page(page):
+        output = build.slim_notebook_page(output, page.url, config.site_dir)
+    return build.without_alternate_links(output)
+
+
+def on_post_template(output: str, template_name: str, config: MkDocsConfig) -> str:
+    """The 404 page is a template rather than a page. Both passes write it to the site's root, so on_post_build
+    puts the English one back there, and the Chinese one into zh/."""
+    if template_name != "404.html":
+        return output
+    output = build.without_alternate_links(output)
+    state.not_found[language(config)] = output
+    return output
+
+
+@event_priority(-200)  # after mkdocs-static-i18n, whose English on_post_build runs the whole Chinese pass
+def on_post_build(config: MkDocsConfig) -> None:
+    """Log how long each pass took (scripts/measure_build.py reads it); put each edition's 404 page in place."""
+    edition, start = state.pass_started.pop()  # the theme's language is still the Chinese pass's at the end
+    state.pass_seconds[edition] = time.perf_counter() - start
+    if edition == "zh":
+        return
+    chinese = state.pass_seconds.get("zh", 0.0)
+    log.info(f"the English pass took {state.pass_seconds['en'] - chinese:.1f} s, the Chinese pass took {chinese:.1f} s")
+    site = Path(config.site_dir)
+    for page_language, page in (("en", site / "404.html"), ("zh", site / "zh" / "404.html")):
+        if page_language in state.not_found and page.parent.is_dir():
+            page.write_text(state.not_found[page_language], encoding="utf-8")
+    plugin_fixes.one_search_entry_per_section(config)
+    build.forget_old_runs(state)

@@ -1,0 +1,240 @@
+"""One build of the site: run the chapters, publish what they printed and drew, and fill the pages with it.
+
+`hooks/site.py` calls these functions from MkDocs' events and keeps everything one build learns in a
+[`BuildState`][sitebuild.build.BuildState], made afresh when the build starts.
+
+- The chapters run once, in the English pass (only those whose code changed since their stored run,
+  see `sitebuild.chapters`). Their figures (`figures/<section>.png`), notebook pages and downloads
+  are published in both editions; the Chinese pass runs no chapter.
+- Each `python run` fence of a page is filled with its sections' code and what they printed
+  (`sitebuild.pages`), in both editions.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from sitebuild import chapters as chapter_runs
+from sitebuild import editions, pages
+from tutorial_tools import contents
+
+ROOT = Path(__file__).resolve().parent.parent
+STORE = ROOT / ".cache" / "chapters"  # executed notebooks, by key
+PUBLISHED = ROOT / ".cache" / "notebook-pages"  # mkdocs-jupyter reads notebooks from files on disk
+SECONDS = STORE / "seconds.json"  # how long each chapter last ran here
+MEASURED = ROOT / "benchmarks" / "build-times.json"  # and on the machine of scripts/measure_build.py
+KEEP_RUNS = 3  # stored runs of each chapter: undoing an edit finds its run still there
+
+
+@dataclass
+class BuildState:
+    """What one build has learned: the chapters, what each section printed and drew, the generated files."""
+
+    notebooks: dict[str, chapter_runs.ChapterNotebook] = field(default_factory=dict)
+    sections: dict[str, dict[str, chapter_runs.Section]] = field(default_factory=dict)
+    generated: list[tuple[str, bytes]] = field(default_factory=list)  # (site path, content), for both editions
+    notebook_files: list[str] = field(default_factory=list)  # notebook pages, by path under PUBLISHED
+    held: list = field(default_factory=list)  # files set aside from mkdocs-static-i18n (sitebuild.plugin_fixes)
+    pass_started: list[tuple[str, float]] = field(default_factory=list)
+    pass_seconds: dict[str, float] = field(default_factory=dict)
+    not_found: dict[str, str] = field(default_factory=dict)  # the 404 page of each edition
+    log: list[str] = field(default_factory=list)
+
+    def output_of(self, chapter: str, section: str) -> str:
+        sections = self.sections.get(chapter)
+        if sections is None:
+            raise pages.PageError(f"no chapter script tutorial_code/chapters/{chapter}.py")
+        if section not in sections:
+            raise pages.PageError(f"tutorial_code/chapters/{chapter}.py has no section {section!r}")
+        return sections[section].text
+
+    def chapter_of_page(self, uri: str) -> contents.Chapter | None:
+        return next((c for c in contents.CHAPTERS if c.page_path == uri and c.slug in self.notebooks), None)
+
+
+def last_seconds() -> dict[str, float]:
+    """Each chapter's last run time: from this machine's runs, else from the committed measurement."""
+    found: dict[str, float] = {}
+    if MEASURED.exists():
+        found.update(json.loads(MEASURED.read_text(encoding="utf-8")).get("chapter_seconds", {}))
+    if SECONDS.exists():
+        found.update(json.loads(SECONDS.read_text(encoding="utf-8")))
+    return found
+
+
+def run_chapters(found: dict[str, chapter_runs.ChapterNotebook]) -> tuple[dict[str, Path], set[str], str]:
+    """Execute the chapters whose stored run is missing or out of date.
+
+    Returns:
+        Every chapter's executed notebook, the names of the chapters executed now, and a line for the log.
+    """
+    executed, pending = {}, []
+    for name, chapter in found.items():
+        executed[name] = STORE / f"{name}-{chapter.key()}.ipynb"
+        if not executed[name].exists():
+            pending.append(chapter)
+    # Alone first: the chapters that time things. Then two at a time, one CPU thread each, the chapters that
+    # took longest last time first (a chapter never run here counts as long), so the short ones fill the gaps.
+    seconds = last_seconds()
+    alone = [chapter for chapter in pending if chapter.entry.runs_alone]
+    shared = sorted((c for c in pending if not c.entry.runs_alone), key=lambda c: -seconds.get(c.name, 1e9))
+    start, timings = time.perf_counter(), []
+    for group, workers in ((alone, 1), (shared, 2)):
+        for chapter, notebook, took in chapter_runs.execute(group, ROOT, workers):
+            partial = STORE / f"{chapter.name}.partial"
+            nbformat.write(notebook, partial)
+            partial.replace(executed[chapter.name])
+            seconds[chapter.name] = round(took, 1)
+            timings.append(f"{chapter.name} {took:.1f} s")
+    if pending:
+        mine = json.loads(SECONDS.read_text(encoding="utf-8")) if SECONDS.exists() else {}
+        mine.update({c.name: seconds[c.name] for c in pending})
+        SECONDS.write_text(json.dumps(mine, indent=1, sort_keys=True), encoding="utf-8")
+    line = f"chapters executed in {time.perf_counter() - start:.1f} s: {', '.join(timings) or 'none, all reused'}"
+    return executed, {chapter.name for chapter in pending}, line
+
+
+def links_cell(chapter: chapter_runs.ChapterNotebook, site_url: str) -> nbformat.NotebookNode:
+    page = chapter.page
+    url = site_url + ("" if page == "index.md" else page[: -len(".md")] + "/")
+    name = chapter.name
+    return nbformat.v4.new_markdown_cell(
+        f"This notebook is the code of the chapter page [{url}]({url}), executed when the site was built. "
+        f"Download it: [{name}.ipynb]({name}.ipynb) (with these outputs) or [{name}.py]({name}.py) "
+        "(the jupytext source). It needs the `tutorial_code` package: `pip install -e .` in a clone of the "
+        f"repository.\n\nFrom a terminal: `transformer-tutorial {chapter.command} --help`."
+    )
+
+
+def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url: str) -> bytes:
+    """The executed notebook as readers get it: the current Markdown cells, a cell of links, the outputs."""
+    notebook = chapter_runs.with_outputs(copy.deepcopy(chapter.notebook), executed)
+    cells = notebook.cells
+    if cells and cells[0].cell_type == "markdown" and cells[0].source.startswith("# "):
+        title, _, rest = cells[0].source.partition("\n")
+        cells[0].source = f"{title}: the notebook\n{rest}"  # tells it apart from the chapter page in tabs and links
+    links = links_cell(chapter, site_url)
+    links["id"] = f"{chapter.name}-links"
+    cells.insert(1, links)
+    return nbformat.writes(notebook).encode()
+
+
+def run_and_publish(state: BuildState, site_url: str) -> set[str]:
+    """Run the chapters (those out of date), and keep in `state` what they printed and the files they make.
+
+    Returns:
+        The chapters that ran now.
+
+    Raises:
+        ChapterError: If a chapter fails, or two sections publish a figure under the same name.
+    """
+    (PUBLISHED / editions.NOTEBOOK_DIR).mkdir(parents=True, exist_ok=True)
+    STORE.mkdir(parents=True, exist_ok=True)
+    found = {name: chapter_runs.read_notebook(path) for name, path in chapter_runs.chapter_scripts(ROOT).items()}
+    executed_paths, rerun, line = run_chapters(found)
+    state.log.append(line)
+    state.notebooks, figures = found, {}
+    for name, chapter in found.items():
+        executed = nbformat.read(executed_paths[name], as_version=4)
+        state.sections[name] = chapter_runs.sections_of(chapter, executed)
+        for section_name, section in state.sections[name].items():
+            if section.png is None:
+                continue
+            if section_name in figures:
+                raise chapter_runs.ChapterError(
+                    f"two sections named {section_name!r} draw a figure (chapters {figures[section_name]!r} and "
+                    f"{name!r}); figures are published as figures/<section>.png: rename one"
+                )
+            figures[section_name] = name
+            state.generated.append((f"figures/{section_name}.png", section.png))
+        content = published_notebook(chapter, executed, site_url)
+        published = PUBLISHED / editions.NOTEBOOK_DIR / f"{name}.ipynb"
+        if not published.exists() or published.read_bytes() != content:
+            published.write_bytes(content)
+        state.notebook_files.append(f"{editions.NOTEBOOK_DIR}/{name}.ipynb")
+        # The downloads, next to the notebook's page: the executed notebook and its jupytext source.
+        state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.ipynb", content))
+        state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.py", chapter.script.read_bytes()))
+    return rerun
+
+
+def stale_outputs(state: BuildState, documentation: list[tuple[str, str, str]], rerun: set[str]) -> list[Path]:
+    """For `mkdocs serve --dirty`, which renders again only pages whose source is newer than their output: the
+    outputs of pages whose chapter ran again, whose included code changed since they were rendered, or (API
+    pages) whose module changed. `documentation` holds `(src_uri, abs_src_path, abs_dest_path)` of each page."""
+    from tutorial_tools.sections import includes
+
+    pages_of_rerun = {chapter.page for name, chapter in state.notebooks.items() if name in rerun}
+    stale = []
+    for uri, source, destination in documentation:
+        dest = Path(destination)
+        if not dest.exists() or not source:
+            continue
+        sources = [Path(source)]
+        if uri.startswith("reference/"):
+            sources.append(ROOT / "tutorial_code" / f"{Path(uri).stem}.py")
+        else:
+            sources += [ROOT / found.path for found in includes(sources[0].read_text(encoding="utf-8"))]
+        newest = max((path.stat().st_mtime for path in sources if path.exists()), default=0)
+        if uri in pages_of_rerun or newest > dest.stat().st_mtime:
+            stale.append(dest)
+    return stale
+
+
+def forget_old_runs(state: BuildState) -> None:
+    """Keep the newest runs of each chapter."""
+    for name in state.notebooks:
+        runs = sorted(STORE.glob(f"{name}-*.ipynb"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in runs[KEEP_RUNS:]:
+            old.unlink(missing_ok=True)
+
+
+STYLE = re.compile(r'<style type="text/css">.*?</style>\s*', re.S)
+MERMAID_LOADER = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid.*?</script>\s*', re.S)
+
+
+def slim_notebook_page(output: str, page_url: str, site_dir: str) -> str:
+    """Slim a notebook page: nbconvert puts 0.6 MB of the same CSS into every page, and a Mermaid
+    loader that would fetch from a CDN. The CSS moves to one shared, cached file; the loader goes
+    (no notebook here draws Mermaid diagrams, and the site loads nothing from other hosts).
+    Code cells become focusable, so a keyboard can scroll them (axe: scrollable-region-focusable)."""
+    css = "".join(match.group(0) for match in STYLE.finditer(output))
+    css = re.sub(r"</?style[^>]*>", "", css)
+    name = f"assets/notebook-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
+    target = Path(site_dir) / name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(css, encoding="utf-8")
+    link = f'<link rel="stylesheet" href="{"../" * page_url.count("/")}{name}">\n'
+    output = STYLE.sub("", output)
+    output = output.replace("</head>", link + "</head>", 1)
+    output = re.sub(r'<div class="(highlight-ipynb[^"]*)">', r'<div class="\1" tabindex="0">', output)
+    return MERMAID_LOADER.sub("", output)
+
+
+HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+
+
+def without_alternate_links(output: str) -> str:
+    """Drop the `<link rel="alternate" hreflang>` tags of the head. Material's script fetches `sitemap.xml`
+    next to each of them, and mkdocs-static-i18n points them at this page in each language, where there is
+    no sitemap: two failed requests on every page. The language selector keeps its links to the same page."""
+    head, end, body = output.partition("</head>")
+    return HEAD_ALTERNATE.sub("", head) + end + body
+
+
+def published_site_url(config_file: str | Path) -> str:
+    """`site_url` as written in mkdocs.yml, ending in `/`: `mkdocs serve` replaces the configured one with its
+    own address."""
+    for line in Path(config_file).read_text(encoding="utf-8").splitlines():
+        if line.startswith("site_url:"):
+            return line.split(":", 1)[1].strip().rstrip("/") + "/"
+    return "/"

@@ -1,0 +1,84 @@
+"""What the build adds to a page, in the page's language: the "Run this chapter" box, the notebook list, the
+troubleshooting table's prose, and links from a Chinese page to pages that exist in English only.
+
+The words come from `i18n/strings.yml` and `i18n/troubleshooting.zh.yml`; the chapter list from
+`tutorial_tools.contents`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import yaml
+
+from tutorial_tools import contents
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = "notebooks"
+NOTEBOOK_LIST = "<!-- chapter notebooks -->"
+TABLE = ROOT / "i18n" / "troubleshooting.zh.yml"
+# Links from a Chinese page to a page that only the English pass builds: a notebook or an API page.
+ENGLISH_ONLY = re.compile(r"\]\(((?:notebooks|reference)/[\w-]+)\.(?:ipynb|md)(#[\w.-]*)?\)")
+
+
+@functools.cache
+def strings(language: str) -> dict[str, str]:
+    """The build's words in `language` (`en` or `zh`)."""
+    return yaml.safe_load((ROOT / "i18n" / "strings.yml").read_text(encoding="utf-8"))[language]
+
+
+def run_box(chapter: contents.Chapter, language: str) -> str:
+    """The admonition under a chapter's heading: its notebook, its downloads, its command."""
+    words = strings(language)
+    text = words["run_box"].format(name=chapter.slug, command=chapter.command, notebooks=NOTEBOOK_DIR)
+    return f'!!! example "{words["run_box_title"]}"\n\n    {text}\n'
+
+
+def notebook_list(language: str) -> str:
+    """The notebook page's list: every chapter in reading order, with its title in `language`."""
+    words, lines = strings(language), []
+    for chapter in contents.CHAPTERS:
+        name = chapter.slug
+        title = words["notebook_title"].format(title=chapter.heading(language))
+        lines.append(
+            f"- [{title}]({NOTEBOOK_DIR}/{name}.ipynb): [{name}.ipynb]({NOTEBOOK_DIR}/{name}/{name}.ipynb), "
+            f"[{name}.py]({NOTEBOOK_DIR}/{name}/{name}.py), `transformer-tutorial {chapter.command}`"
+        )
+    return "\n".join(lines)
+
+
+def with_run_box(markdown: str, chapter: contents.Chapter, language: str) -> str:
+    """`markdown` with the run box right under its first heading."""
+    lines = markdown.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if line.startswith("# "):
+            return "".join(lines[: index + 1]) + "\n" + run_box(chapter, language) + "\n" + "".join(lines[index + 1 :])
+    return run_box(chapter, language) + "\n" + markdown
+
+
+def to_english_pages(markdown: str, page_url: str) -> str:
+    """Point links to notebook and API pages at the English pass's pages, from the URL of this page."""
+    root = "../" * page_url.count("/")
+    return ENGLISH_ONLY.sub(lambda match: f"]({root}{match.group(1)}/{match.group(2) or ''})", markdown)
+
+
+def translated_table(markdown: str) -> str:
+    """The troubleshooting table with its problem, cause and fix columns in Chinese; the symptoms stay
+    as this version of PyTorch printed them."""
+    rows = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
+    lines = []
+    for line in markdown.splitlines():
+        if line.startswith("Measured with torch "):
+            line = f"测量所用的 PyTorch 版本：{line.removeprefix('Measured with torch ').rstrip('.')}。"
+        elif line == "| Problem | What you see | Cause | Fix | After the fix |":
+            line = "| 问题 | 你看到的现象 | 原因 | 修复 | 修复之后 |"
+        else:
+            for title, row in rows.items():
+                if line.startswith(f"| {title} | "):
+                    symptom, _, _, after = line.removeprefix(f"| {title} | ").rsplit(" | ", 3)
+                    line = f"| {row['title']} | {symptom} | {row['cause']} | {row['fix']} | {after}"
+                    break
+        lines.append(line)
+    return "\n".join(lines)

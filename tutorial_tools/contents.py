@@ -1,0 +1,103 @@
+"""The table of contents: every chapter, in reading order, described once.
+
+Both editions' navigation, the `transformer-tutorial` command, the notebook list, the build and the
+tests read this list. Adding a chapter means a script `tutorial_code/chapters/<slug>.py`, a page
+`docs/<slug>.md` with its Chinese edition `docs/<slug>.zh.md`, and one entry here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One chapter: a script that runs, and the page (in each language) that shows what it prints."""
+
+    slug: str  # the script tutorial_code/chapters/<slug>.py
+    title: str  # the page's heading, without the number
+    title_zh: str
+    number: int | None = None  # the numbered chapters, 1 to 12; the home page and the two guides have none
+    teaches: tuple[str, ...] = ()  # the tutorial_code modules whose code this page shows first
+    page: str = ""  # docs/<page>; defaults to <slug>.md
+    runs_alone: bool = False  # it times things: the build runs it with no other chapter beside it
+
+    @property
+    def script(self) -> str:
+        return f"tutorial_code/chapters/{self.slug}.py"
+
+    @property
+    def page_path(self) -> str:
+        return self.page or f"{self.slug}.md"
+
+    @property
+    def command(self) -> str:
+        """Its `transformer-tutorial` command."""
+        return self.slug.replace("_", "-")
+
+    def heading(self, language: str = "en") -> str:
+        """The title with its number, as the navigation and the page's first heading show it."""
+        title = self.title_zh if language == "zh" else self.title
+        return f"{self.number}. {title}" if self.number is not None else title
+
+
+CHAPTERS = (
+    Chapter("overview", "Attention, by hand", "手写注意力", page="index.md"),
+    Chapter("why_attention", "Why attention", "为什么需要注意力", 1, ("why_attention",), runs_alone=True),
+    Chapter("scaled_dot_product_attention", "Scaled dot-product attention", "缩放点积注意力", 2, ("attention",)),
+    Chapter("masks", "Masks", "掩码", 3, ("masks",)),
+    Chapter(
+        "multi_head_attention",
+        "Multi-head attention and W_O",
+        "多头注意力与 W_O",
+        4,
+        ("multi_head", "feed_forward", "encoder", "digit_model", "training_loop", "sum_task"),
+    ),
+    Chapter("dynamic_weights", "Dynamic weights", "动态权重", 5),
+    Chapter("positional_encoding", "Positional encoding", "位置编码", 6, ("positional", "tasks")),
+    Chapter(
+        "feed_forward_and_norm",
+        "Feed-forward, residuals and LayerNorm",
+        "前馈网络、残差连接与层归一化",
+        7,
+        ("residual", "layer_norm"),
+    ),
+    Chapter("training", "The complete model, trained", "完整模型及其训练", 8),
+    Chapter("checking_against_pytorch", "Checking against PyTorch", "与 PyTorch 对照检验", 9, ("from_torch",)),
+    Chapter(
+        "encoder_decoder",
+        "Cross-attention and the encoder-decoder",
+        "交叉注意力与编码器-解码器",
+        10,
+        ("decoder", "reverse_task"),
+    ),
+    Chapter("language_model", "A language model that writes", "会生成文本的语言模型", 11, ("language_model",)),
+    Chapter("kv_cache", "Generating fast, with a KV cache", "用 KV 缓存加速生成", 12),
+    Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
+    Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency",)),
+)
+"""The chapters in reading order: the home page, the twelve numbered chapters, the two guides."""
+
+PAGES_AFTER = (  # pages without a script, after the chapters in the navigation: (page, title, Chinese title)
+    ("where_to_go_next.md", "Where to go next", "接下来读什么"),
+    ("notebooks.md", "Notebooks", "笔记本"),
+)
+
+
+def by_slug() -> dict[str, Chapter]:
+    return {chapter.slug: chapter for chapter in CHAPTERS}
+
+
+def navigation(language: str = "en") -> list:
+    """The site's navigation in MkDocs' `nav` form, for one language (`en` or `zh`)."""
+    home, *rest = CHAPTERS
+    numbered = [chapter for chapter in rest if chapter.number is not None]
+    guides = [chapter for chapter in rest if chapter.number is None]
+    zh = language == "zh"
+    nav: list = [{"首页" if zh else "Home": home.page_path}]
+    nav.append({"章节" if zh else "Chapters": [{c.heading(language): c.page_path} for c in numbered]})
+    nav += [{c.heading(language): c.page_path} for c in guides]
+    nav += [{title_zh if zh else title: page} for page, title, title_zh in PAGES_AFTER]
+    if not zh:  # the API reference is English only; the Chinese navigation links to it (hooks/site.py)
+        nav.append({"API reference": "reference/"})
+    return nav
