@@ -1,8 +1,11 @@
-"""The one conftest of both tiers.
+"""The one conftest of the three tiers, each a marker (`pytest -m unit`, `-m integration`, `-m site`).
 
-- `tests/unit/`: the fast tier. Models, masks, equality with PyTorch, bad input, the build's
-  fingerprints; no site build. `bash scripts/dev.sh test tests/unit tutorial_code sitebuild`.
-- `tests/site/`: the slow tier. The built site, its pages, notebooks, browser behaviour, the CLI.
+- `unit` (tests/unit/ and the docstring examples): models, masks, equality with PyTorch, bad input,
+  the build's fingerprints. No training and no subprocess: a unit test that steps an optimizer or
+  starts a process fails, and says to mark it `integration`. About 30 s on 2 cores.
+- `integration` (tests/integration/, and tests marked so): trainings, the command line, grading in
+  a separate process.
+- `site` (tests/site/): the built site, its pages, notebooks, browser behaviour, the CLI on every chapter.
 
 The site is built once per test run. Figures measured by the tests (largest difference against
 PyTorch, build time) are printed at the end of the run, so a reader of the CI log sees them.
@@ -14,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+import jupytext  # noqa: F401 - imported before any test: it runs `pandoc --version` when first imported
 import pytest
 import torch
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 ROOT = Path(__file__).resolve().parent.parent
 _LARGEST_DIFFERENCE: dict[str, float] = {}
@@ -117,6 +122,43 @@ def assert_matches_torch():
         torch.testing.assert_close(ours, theirs, atol=atol, rtol=0)
 
     return check
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test with its tier: `site` and `integration` by folder (or marker), `unit` for the rest."""
+    for item in items:
+        path = Path(str(item.fspath))
+        if "site" in path.relative_to(ROOT).parts[:2]:
+            item.add_marker(pytest.mark.site)
+        elif "integration" in path.relative_to(ROOT).parts[:2] or item.get_closest_marker("integration"):
+            item.add_marker(pytest.mark.integration)
+        else:
+            item.add_marker(pytest.mark.unit)
+
+
+class TierError(AssertionError):
+    """A unit test did what only an integration test may do."""
+
+
+@pytest.fixture(autouse=True)
+def unit_tier_rules(request, monkeypatch):
+    """A unit test trains nothing and starts no process."""
+    if not request.node.get_closest_marker("unit"):
+        yield
+        return
+
+    def no_process(*args, **kwargs):
+        raise TierError("a unit test starts no process: mark the test @pytest.mark.integration")
+
+    def no_training(optimizer, args, kwargs):
+        raise TierError("a unit test trains nothing (an optimizer stepped): mark the test @pytest.mark.integration")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", no_process)
+    handle = register_optimizer_step_pre_hook(no_training)
+    try:
+        yield
+    finally:
+        handle.remove()
 
 
 def pytest_terminal_summary(terminalreporter):

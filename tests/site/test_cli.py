@@ -12,7 +12,8 @@ from tutorial_tools.cli import chapters, parameters, script_path
 from tutorial_tools.contents import by_slug
 
 CHAPTERS = chapters()
-TIMED = {chapter.command for chapter in CHAPTERS if chapter.runs_alone}  # print wall-clock timings, which differ by run
+# The chapters that print wall-clock timings, which differ by run:
+TIMED = {chapter.command for chapter in CHAPTERS.values() if chapter.runs_alone}
 
 
 def command(*args: str, cache: bool = True) -> subprocess.CompletedProcess:

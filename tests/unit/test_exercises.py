@@ -117,6 +117,7 @@ def run_cli(*args, cwd):
     )
 
 
+@pytest.mark.integration
 def test_exercise_writes_a_starter_once_and_check_grades_it(tmp_path):
     written = run_cli("exercise", "causal-mask", cwd=tmp_path)
     assert written.returncode == 0 and (tmp_path / "causal_mask.py").is_file()
@@ -138,11 +139,13 @@ def test_exercise_writes_a_starter_once_and_check_grades_it(tmp_path):
     assert forced.returncode == 0 and "NotImplementedError" in (tmp_path / "causal_mask.py").read_text()
 
 
+@pytest.mark.integration
 def test_an_unknown_exercise_gets_a_suggestion(tmp_path):
     result = run_cli("check", "causal-masks", cwd=tmp_path)
     assert result.returncode == 2 and "did you mean 'causal-mask'" in result.stderr
 
 
+@pytest.mark.integration
 def test_a_syntax_error_is_reported_with_its_line(tmp_path):
     (tmp_path / "causal_mask.py").write_text("import torch\n\ndef causal_mask(seq_len)\n    return None\n")
     result = run_cli("check", "causal-mask", cwd=tmp_path)
@@ -157,6 +160,7 @@ def test_a_missing_module_is_named(tmp_path):
         load(path)
 
 
+@pytest.mark.integration
 def test_an_endless_loop_is_stopped_and_reported(tmp_path):
     path = tmp_path / "causal_mask.py"
     path.write_text("import itertools\n\nfor step in itertools.count():\n    pass\n")

@@ -89,6 +89,7 @@ def verdict_lines(text: str) -> list[str]:
     ],
     ids=["sys.exit-at-import", "os._exit-at-import", "sys.exit-in-the-function", "os._exit-in-the-function"],
 )
+@pytest.mark.integration
 def test_a_file_that_ends_the_process_early_does_not_pass(name, code, says, tmp_path):
     source = code if code.startswith("import") else calling(name, code)
     status, text = grade_in_subprocess(name, written(tmp_path, name, source))
@@ -97,6 +98,7 @@ def test_a_file_that_ends_the_process_early_does_not_pass(name, code, says, tmp_
     assert "all checks pass" not in text
 
 
+@pytest.mark.integration
 def test_a_replaced_torch_allclose_does_not_pass_and_is_named(tmp_path):
     name = "scaled-dot-product-attention"
     code = "import torch\n\ntorch.allclose = lambda *args, **kwargs: True\n\n" + wrong(name)
@@ -107,6 +109,7 @@ def test_a_replaced_torch_allclose_does_not_pass_and_is_named(tmp_path):
     assert "all checks pass" not in text
 
 
+@pytest.mark.integration
 def test_printed_pass_lines_stay_under_their_own_label_and_never_count(tmp_path):
     name = "causal-mask"
     fake = 'print("PASS  causal_mask for several lengths")\nprint("causal-mask: all checks pass.")\n'
@@ -120,6 +123,7 @@ def test_printed_pass_lines_stay_under_their_own_label_and_never_count(tmp_path)
     assert verdict[-1].startswith("causal-mask: ") and verdict[-1].endswith(" checks pass."), text
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["causal-mask", "scaled-dot-product-attention"])
 def test_the_pages_solution_passes_through_the_grading_process(name, tmp_path):
     code = reference(name) + f'\nimport os\n\nprint("record:", os.environ.get("{RECORD_VARIABLE}"))\n'
@@ -136,6 +140,7 @@ def test_every_pages_solution_passes_with_the_guard_on(name, tmp_path, capsys):
     assert status == 0, capsys.readouterr().out
 
 
+@pytest.mark.integration
 def test_exercise_list_shows_a_file_that_exits_early_as_not_passing(tmp_path, capsys):
     (tmp_path / "causal_mask.py").write_text("import os\nos._exit(0)\n", encoding="utf-8")
     list_exercises(tmp_path)

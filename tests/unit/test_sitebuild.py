@@ -112,6 +112,7 @@ def test_the_build_refuses_another_copy_of_the_package(tmp_path):
         check_checkout(tmp_path)
 
 
+@pytest.mark.integration
 def test_every_curriculum_module_has_an_api_page_and_no_other_module_has_one():
     import subprocess
     import sys

@@ -7,6 +7,7 @@ from tutorial_code.digit_model import DigitModel
 from tutorial_code.sum_task import predict_sum, train_sum_model, trained_sum_model
 
 
+@pytest.mark.integration
 def test_trains_below_0_05_within_500_steps_at_the_documented_seed():
     result = trained_sum_model(seed=0, steps=500)
     assert len(result.losses) == 500
@@ -15,10 +16,12 @@ def test_trains_below_0_05_within_500_steps_at_the_documented_seed():
     assert abs(predict_sum(result.model, [3, 1, 4, 1, 5, 9, 2, 6]) - 31) < 3
 
 
+@pytest.mark.integration
 def test_training_is_deterministic():
     assert train_sum_model(steps=20, seed=3).losses == train_sum_model(steps=20, seed=3).losses
 
 
+@pytest.mark.integration
 def test_eval_mode_prediction_is_deterministic_and_train_mode_is_not():
     model = trained_sum_model().model
     numbers = [3, 1, 4, 1, 5, 9, 2, 6]

@@ -19,6 +19,7 @@ def test_first_minus_last_depends_on_order():
     assert torch.equal(flipped[:, 0] - flipped[:, -1], -targets)
 
 
+@pytest.mark.integration
 def test_argmax_model_learns_to_find_the_largest_digit():
     result = train_argmax(steps=500, seed=0)  # cached: the build trains the same model once
     assert accuracy(result.model) > 0.95

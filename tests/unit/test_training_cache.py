@@ -74,6 +74,7 @@ def test_the_fingerprint_reads_the_checkout_it_is_given_and_changes_with_the_cod
     assert code_fingerprint(source=source) != code_fingerprint(source=source.replace("3", "4"))
 
 
+@pytest.mark.integration
 def test_a_reused_training_gives_the_same_result_weights_and_random_state(cache_dir):
     first = train_sum(steps=3, seed=5)
     after_first = torch.rand(3)
@@ -87,6 +88,7 @@ def test_a_reused_training_gives_the_same_result_weights_and_random_state(cache_
     assert len(list(cache_dir.glob("*.pt"))) == 1
 
 
+@pytest.mark.integration
 def test_a_model_passed_in_is_trained_in_place_on_reuse(cache_dir):
     torch.manual_seed(0)
     trained_once = train_sum(steps=3, seed=0, model=DigitModel())
@@ -98,6 +100,7 @@ def test_a_model_passed_in_is_trained_in_place_on_reuse(cache_dir):
         assert torch.equal(a, b)
 
 
+@pytest.mark.integration
 def test_different_arguments_or_initial_weights_are_different_entries(cache_dir):
     train_sum(steps=2, seed=0)
     train_sum(steps=2, seed=1)
@@ -117,6 +120,7 @@ def test_the_wrapper_keeps_the_signature_and_docstring():
     assert "Adam" in train.__doc__
 
 
+@pytest.mark.integration
 def test_the_marked_trainings_reuse_a_saved_result_only_when_the_build_asks(cache_dir, monkeypatch):
     from tutorial_code import language_model, reverse_task
     from tutorial_code.sum_task import train_sum_model
@@ -131,6 +135,7 @@ def test_the_marked_trainings_reuse_a_saved_result_only_when_the_build_asks(cach
     assert len(list(cache_dir.glob("*.pt"))) == 1
 
 
+@pytest.mark.integration
 def test_a_pasted_copy_of_a_package_function_shares_its_results_and_an_edited_copy_does_not(cache_dir):
     """A page shows tasks.py's code; a reader runs it in their own namespace: the same code, the same results."""
     from snippets import section

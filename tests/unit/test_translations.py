@@ -122,6 +122,7 @@ def test_the_troubleshooting_table_is_translated_row_by_row_and_up_to_date():
         assert all(CJK.search(row[key]) and "|" not in row[key] for key in ("title", "cause", "fix")), title
 
 
+@pytest.mark.integration
 def test_the_status_command_reports_an_outdated_page(tmp_path, monkeypatch, capsys):
     page = tmp_path / "docs" / "masks.md"
     page.parent.mkdir()

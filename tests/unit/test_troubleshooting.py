@@ -17,6 +17,7 @@ EXPECTED_MESSAGES = {
 }
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: p.name)
 def test_broken_variant_shows_the_symptom_and_the_fix_removes_it(problem):
     broken, fixed = problem.broken(), problem.fixed()
