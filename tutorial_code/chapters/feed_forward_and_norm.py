@@ -25,7 +25,7 @@ from tutorial_code.sum_task import make_batch, train_sum_model, trained_sum_mode
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
-STEPS = 500  # optimizer steps of every model this chapter trains
+STEPS = 200  # optimizer steps of the two-layer models that compare post-norm and pre-norm
 DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
 # --8<-- [end:parameters]
 
@@ -87,7 +87,7 @@ def distance_batch(batch_size: int, generator: torch.Generator) -> tuple:
 
 # %%
 # --8<-- [start:ffn_needed]
-def held_out_mse(feed_forward: bool, seed: int, steps: int = 300) -> float:
+def held_out_mse(feed_forward: bool, seed: int, steps: int = 150) -> float:
     torch.manual_seed(seed)
     model = OneLayer(feed_forward)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
@@ -229,10 +229,13 @@ fig = log_lines(
 
 # %%
 # --8<-- [start:deep_post_norm]
+DEEP_LAYERS, DEEP_LR, DEEP_STEPS, DEEP_SEEDS = 6, 1e-2, 60, (SEED, SEED + 1)
+
+
 def deep_stack(norm_first: bool, seed: int, layer_norm_eps: float = 1e-5) -> DigitModel:
-    """Twelve encoder layers, every LayerNorm with epsilon `layer_norm_eps`."""
+    """DEEP_LAYERS encoder layers, every LayerNorm with epsilon `layer_norm_eps`."""
     torch.manual_seed(seed)
-    model = DigitModel(num_layers=12, norm_first=norm_first)
+    model = DigitModel(num_layers=DEEP_LAYERS, norm_first=norm_first)
     for module in model.modules():
         if isinstance(module, nn.LayerNorm):
             module.eps = layer_norm_eps
@@ -242,21 +245,20 @@ def deep_stack(norm_first: bool, seed: int, layer_norm_eps: float = 1e-5) -> Dig
 _, targets = make_batch(100_000, generator=torch.Generator().manual_seed(0))
 sum_variance = targets.var().item()
 print(f"variance of the target, the MSE of answering its mean: {sum_variance:.3f}")
-DEEP_STEPS, DEEP_SEEDS = 100, (SEED, SEED + 1)
 variants = {  # name: (norm_first, warm-up steps, LayerNorm eps)
     "post-norm": (False, 0, 1e-5),
     "pre-norm": (True, 0, 1e-5),
-    "post-norm, 50 warm-up steps": (False, 50, 1e-5),
+    "post-norm, 30 warm-up steps": (False, 30, 1e-5),
     "post-norm, LayerNorm eps 1e-3": (False, 0, 1e-3),
 }
-print(f"12 layers, learning rate 3e-3, {DEEP_STEPS} steps.")
+print(f"{DEEP_LAYERS} layers, learning rate {DEEP_LR:g}, {DEEP_STEPS} steps.")
 print(f"held-out MSE, seeds {DEEP_SEEDS}:")
 deep_mse = {}
 for name, (norm_first, warmup, eps) in variants.items():
     deep_mse[name] = []
     for seed in DEEP_SEEDS:
         model = deep_stack(norm_first, seed, eps)
-        options = {"lr": 3e-3, "warmup_steps": warmup, "device": DEVICE}
+        options = {"lr": DEEP_LR, "warmup_steps": warmup, "device": DEVICE}
         result = train_sum_model(DEEP_STEPS, seed, model=model, **options)
         deep_mse[name].append(result.eval_loss)
     print(f"{name:>30}: " + ", ".join(f"{v:.4f}" for v in deep_mse[name]))
