@@ -104,7 +104,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     uri = page.file.src_uri.replace(".zh.md", ".md")  # a Chinese page shows the same outputs as its English one
     edition = "zh" if uri != page.file.src_uri else "en"
     try:
-        markdown = pages.fill(markdown, uri, state.output_of)
+        markdown = pages.fill(markdown, uri, lambda chapter, section: state.output_of(chapter, section, edition))
     except pages.PageError as error:
         raise PluginError(f"{uri}: {error}") from error
     if uri == "notebooks.md":
@@ -113,8 +113,6 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if chapter is not None:
         markdown = editions.with_run_box(markdown, chapter, edition)
     if edition == "zh":
-        if uri == "troubleshooting.md":
-            markdown = editions.translated_table(markdown)
         markdown = editions.to_english_pages(markdown, page.url)
     return markdown
 

@@ -48,13 +48,16 @@ class BuildState:
     not_found: dict[str, str] = field(default_factory=dict)  # the 404 page of each edition
     log: list[str] = field(default_factory=list)
 
-    def output_of(self, chapter: str, section: str) -> str:
+    def output_of(self, chapter: str, section: str, language: str = "en") -> str:
+        """What a section printed, or, where the page's edition renders it from data, that rendering."""
         sections = self.sections.get(chapter)
         if sections is None:
             raise pages.PageError(f"no chapter script tutorial_code/chapters/{chapter}.py")
         if section not in sections:
             raise pages.PageError(f"tutorial_code/chapters/{chapter}.py has no section {section!r}")
-        return sections[section].text
+        found = sections[section]
+        own = editions.rendered(chapter, section, found.data, language)
+        return found.text if own is None else own
 
     def chapter_of_page(self, uri: str) -> contents.Chapter | None:
         return next((c for c in contents.CHAPTERS if c.page_path == uri and c.slug in self.notebooks), None)

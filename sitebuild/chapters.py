@@ -40,6 +40,7 @@ class Section:
 
     text: str = ""
     png: bytes | None = None
+    data: object = None  # the value the editions render in their own words (sitebuild.editions.DATA)
 
 
 @dataclass
@@ -176,6 +177,7 @@ def sections_of(chapter: ChapterNotebook, executed: nbformat.NotebookNode) -> di
                     f"{where} left an output of type {kind!r}: end the cell with a print() or a figure, "
                     "not with an expression"
                 )
+        section.data = executed.metadata.get("data", {}).get(name)
         found[name] = section
     return found
 

@@ -7,6 +7,7 @@ The words come from `i18n/strings.yml` and `i18n/troubleshooting.zh.yml`; the ch
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from pathlib import Path
@@ -58,27 +59,44 @@ def with_run_box(markdown: str, chapter: contents.Chapter, language: str) -> str
     return run_box(chapter, language) + "\n" + markdown
 
 
+DATA = {("troubleshooting", "table"): "rows"}
+"""(chapter, section): the chapter value that a page's edition renders in its own words, from the section's run."""
+
+
+def as_data(value: object) -> object:
+    """A chapter value as plain data (dataclasses become dicts), to keep in the executed notebook."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [as_data(item) for item in value]
+    return value
+
+
+def rendered(chapter: str, section: str, data: object, language: str) -> str | None:
+    """The output of a section in `language`, when that edition renders it from data; else None (the printed
+    text is shown)."""
+    if language == "zh" and (chapter, section) == ("troubleshooting", "table"):
+        return troubleshooting_table(data)
+    return None
+
+
+def troubleshooting_table(data: dict) -> str:
+    """The troubleshooting table in Chinese, from the rows the chapter ran: its problem, cause and fix columns
+    from `i18n/troubleshooting.zh.yml`; the symptoms and what the fix gives as the run printed them."""
+    prose = yaml.safe_load(TABLE.read_text(encoding="utf-8"))  # keyed by the English title
+    lines = [
+        f"测量所用的 PyTorch 版本：{data['torch']}。",
+        "",
+        "| 问题 | 你看到的现象 | 原因 | 修复 | 修复之后 |",
+        "|---|---|---|---|---|",
+    ]
+    for row in data["value"]:
+        words, symptom = prose[row["title"]], row["symptom"].replace("|", "\\|")
+        lines.append(f"| {words['title']} | `{symptom}` | {words['cause']} | {words['fix']} | {row['after']} |")
+    return "\n".join(lines)
+
+
 def to_english_pages(markdown: str, page_url: str) -> str:
     """Point links to notebook and API pages at the English pass's pages, from the URL of this page."""
     root = "../" * page_url.count("/")
     return ENGLISH_ONLY.sub(lambda match: f"]({root}{match.group(1)}/{match.group(2) or ''})", markdown)
-
-
-def translated_table(markdown: str) -> str:
-    """The troubleshooting table with its problem, cause and fix columns in Chinese; the symptoms stay
-    as this version of PyTorch printed them."""
-    rows = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
-    lines = []
-    for line in markdown.splitlines():
-        if line.startswith("Measured with torch "):
-            line = f"测量所用的 PyTorch 版本：{line.removeprefix('Measured with torch ').rstrip('.')}。"
-        elif line == "| Problem | What you see | Cause | Fix | After the fix |":
-            line = "| 问题 | 你看到的现象 | 原因 | 修复 | 修复之后 |"
-        else:
-            for title, row in rows.items():
-                if line.startswith(f"| {title} | "):
-                    symptom, _, _, after = line.removeprefix(f"| {title} | ").rsplit(" | ", 3)
-                    line = f"| {row['title']} | {symptom} | {row['cause']} | {row['fix']} | {after}"
-                    break
-        lines.append(line)
-    return "\n".join(lines)

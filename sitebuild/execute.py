@@ -110,7 +110,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
     notebook = nbformat.reads(notebook_json, as_version=4)
     try:
         prepare(root)
-        from sitebuild import claims
+        from sitebuild import claims, editions
 
         # The chapter's checks run after the sections they follow; what each read is kept for the tests.
         chapter_claims, records = claims.claims_of(name), []
@@ -118,10 +118,17 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         unknown = [claim.section for claim in chapter_claims if claim.section not in sections]
         if unknown:
             raise claims.CheckInputError(f"sitebuild/checks/{name}.py follows sections the chapter lacks: {unknown}")
-        executed = run_cells(
-            notebook, name, lambda section, values: records.extend(claims.run_after(section, chapter_claims, values))
-        )
+        data: dict[str, object] = {}
+
+        def after_section(section: str, values: dict) -> None:
+            records.extend(claims.run_after(section, chapter_claims, values))
+            if (name, section) in editions.DATA:  # a value each edition renders in its own words
+                value = editions.as_data(values[editions.DATA[name, section]])
+                data[section] = {"torch": torch.__version__, "value": value}
+
+        executed = run_cells(notebook, name, after_section)
         executed.metadata["claims"] = records
+        executed.metadata["data"] = data
         return name, nbformat.writes(executed), None, time.perf_counter() - start
     except Exception as error:  # noqa: BLE001 - sent back to the build, which names the chapter
         return name, "", f"{type(error).__name__}: {error}", time.perf_counter() - start

@@ -518,25 +518,47 @@ PROBLEMS: list[Problem] = [
 
 
 # --8<-- [start:table]
-def markdown_table(problems: list[Problem] = PROBLEMS) -> str:
+@dataclass
+class Row:
+    """One problem, run: what its broken variant showed and what the fix gives."""
+
+    name: str
+    title: str
+    symptom: str
+    after: str
+
+
+def measure(problems: list[Problem] = PROBLEMS) -> list[Row]:
+    """Run the broken and the fixed variant of each problem.
+
+    Args:
+        problems: The problems to run. Defaults to all of [`PROBLEMS`][tutorial_code.troubleshooting.PROBLEMS].
+
+    Returns:
+        One [`Row`][tutorial_code.troubleshooting.Row] per problem, in order.
+    """
+    return [Row(p.name, p.title, p.broken().symptom, p.fixed().symptom) for p in problems]
+
+
+def markdown_table(rows: list[Row]) -> str:
     """The troubleshooting table, with each symptom as this version of PyTorch shows it.
 
     Args:
-        problems: Rows to run. Defaults to all of [`PROBLEMS`][tutorial_code.troubleshooting.PROBLEMS].
+        rows: Problems already run, from [`measure`][tutorial_code.troubleshooting.measure].
 
     Returns:
         A Markdown table: problem, symptom of the broken variant, cause, fix and what the fix gives.
     """
+    problems = {problem.name: problem for problem in PROBLEMS}
     lines = [
         f"Measured with torch {torch.__version__}.",
         "",
         "| Problem | What you see | Cause | Fix | After the fix |",
         "|---|---|---|---|---|",
     ]
-    for problem in problems:
-        broken, fixed = problem.broken(), problem.fixed()
-        symptom = broken.symptom.replace("|", "\\|")
-        lines.append(f"| {problem.title} | `{symptom}` | {problem.cause} | {problem.fix} | {fixed.symptom} |")
+    for row in rows:
+        problem, symptom = problems[row.name], row.symptom.replace("|", "\\|")
+        lines.append(f"| {row.title} | `{symptom}` | {problem.cause} | {problem.fix} | {row.after} |")
     return "\n".join(lines)
 
 

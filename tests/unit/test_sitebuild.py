@@ -142,3 +142,18 @@ def test_another_installed_version_of_a_library_runs_every_chapter_and_training_
     assert training_cache.torch_build() != training_before
     monkeypatch.undo()
     assert chapters.read_notebook(script).key() == chapter_before  # the same versions give the same key
+
+
+def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter_ran():
+    from sitebuild import editions
+    from tutorial_code.troubleshooting import PROBLEMS, Row, markdown_table
+
+    rows = [Row(p.name, p.title, f"symptom {i} | piped", f"after {i}") for i, p in enumerate(PROBLEMS[:3])]
+    data = {"torch": "9.9.9", "value": editions.as_data(rows)}
+    chinese = editions.rendered("troubleshooting", "table", data, "zh").splitlines()
+    english = markdown_table(rows).splitlines()
+    assert len(chinese) == len(english) and "9.9.9" in chinese[0]
+    for i, line in enumerate(chinese[4:]):
+        assert f"`symptom {i} \\| piped`" in line and line.endswith(f"| after {i} |")
+        assert PROBLEMS[i].title not in line and PROBLEMS[i].cause not in line  # the prose is the Chinese one
+    assert editions.rendered("troubleshooting", "table", data, "en") is None  # English shows what was printed

@@ -5,7 +5,7 @@ import torch
 
 from tutorial_code.debugging import attention_entropy, gradient_norms, print_shapes
 from tutorial_code.digit_model import DigitModel
-from tutorial_code.troubleshooting import PROBLEMS, markdown_table
+from tutorial_code.troubleshooting import PROBLEMS, markdown_table, measure
 
 # The exact text PyTorch prints, so that an upgrade that changes a message fails here, not on the page.
 EXPECTED_MESSAGES = {
@@ -34,7 +34,7 @@ def test_every_problem_has_a_unique_name_and_all_fields():
 
 
 def test_markdown_table_has_one_row_per_problem():
-    rows = [line for line in markdown_table(PROBLEMS[:3]).splitlines() if line.startswith("| ")]
+    rows = [line for line in markdown_table(measure(PROBLEMS[:3])).splitlines() if line.startswith("| ")]
     assert len(rows) == 1 + 3  # header and three problems
 
 

@@ -7,9 +7,10 @@
 
 # %%
 # --8<-- [start:table]
-from tutorial_code.troubleshooting import markdown_table
+from tutorial_code.troubleshooting import PROBLEMS, markdown_table, measure
 
-print(markdown_table())
+rows = measure(PROBLEMS)  # each problem's broken and fixed variant, run
+print(markdown_table(rows))
 # --8<-- [end:table]
 
 
