@@ -25,7 +25,7 @@ from tutorial_code.sum_task import make_batch, train_sum_model, trained_sum_mode
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
-STEPS = 200  # optimizer steps of the two-layer models that compare post-norm and pre-norm
+STEPS = 200  # optimizer steps of the two-layer post-norm and pre-norm models
 DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
 # --8<-- [end:parameters]
 
