@@ -69,6 +69,8 @@ class Seq2SeqModel(nn.Module):
         d_ff: Hidden width of the feed-forward networks. Defaults to 64.
         dropout: Dropout probability. Defaults to 0.0.
         max_len: Longest sequence accepted. Defaults to 32.
+        embedding_scale: Multiplies the embeddings before the positions are
+            added. Defaults to 1.0; the paper uses sqrt(d_model).
 
     Shape:
         - source: (B, S) token ids; target_input: (B, T) token ids
@@ -92,20 +94,20 @@ class Seq2SeqModel(nn.Module):
         d_ff: int = 64,
         dropout: float = 0.0,
         max_len: int = 32,
+        embedding_scale: float = 1.0,
     ) -> None:
         super().__init__()
-        # One embedding table for source and target. Its entries start with variance 1,
-        # as large as the position vectors; scaling them by sqrt(d_model), as the paper
-        # does for its smaller initial embeddings, would drown the positions that
-        # reversal depends on.
+        # One embedding table for source and target. Its entries start with
+        # variance 1, as large as the position vectors: no sqrt(d_model) factor.
         self.embedding = nn.Embedding(vocab_size, d_model)
+        self.embedding_scale = embedding_scale
         self.positions = SinusoidalPositionalEncoding(d_model, max_len)
         n = num_layers  # encoder layers, and as many decoder layers
         self.transformer = Transformer(d_model, num_heads, n, n, d_ff, dropout)
         self.output = nn.Linear(d_model, vocab_size)
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.positions(self.embedding(tokens))
+        return self.positions(self.embedding(tokens) * self.embedding_scale)
 
     def forward(
         self, source: torch.Tensor, target_input: torch.Tensor, causal: bool = True
@@ -186,6 +188,7 @@ def train_reversal(
     shift: bool = True,
     causal: bool = True,
     device: str = "cpu",
+    embedding_scale: float = 1.0,
 ) -> Seq2SeqResult:
     """Train a [`Seq2SeqModel`][tutorial_code.reverse_task.Seq2SeqModel] to reverse 8 digits, with teacher forcing.
 
@@ -196,6 +199,7 @@ def train_reversal(
         shift: Feed the target shifted right (correct). False feeds the target itself: a bug. Defaults to True.
         causal: Mask the future in the decoder (correct). False is a bug. Defaults to True.
         device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
+        embedding_scale: Passed to the model: the factor of the embeddings. Defaults to 1.0.
 
     Returns:
         A [`Seq2SeqResult`][tutorial_code.reverse_task.Seq2SeqResult].
@@ -207,7 +211,7 @@ def train_reversal(
         raise ValueError(f"steps must be >= 1, got {steps}")
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
-    model = Seq2SeqModel().to(device)
+    model = Seq2SeqModel(embedding_scale=embedding_scale).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)  # one update for all tensors: faster
     losses, start = [], time.perf_counter()
     model.train()

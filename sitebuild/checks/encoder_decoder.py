@@ -46,3 +46,22 @@ def output_position_t_looks_source_position(weights):
 @checks.after("check_torch", "encoder_decoder: agrees with nn.Transformer to float32 rounding")
 def agrees_with_nn_transformer_float32_rounding(largest_difference):
     return largest_difference < 4e-6
+
+
+@checks.after(
+    "embedding_scale",
+    "encoder_decoder: unscaled, an embedding and a position vector have norms of the same size; scaled by the square "
+    "root of 32, the embedding is more than five times longer than the position added to it",
+)
+def scaling_drowns_the_positions(embedding_norm, position_norm, scale):
+    return embedding_norm / position_norm < 2 and scale * embedding_norm / position_norm > 5
+
+
+@checks.after(
+    "embedding_scale",
+    "encoder_decoder: Unscaled, every seed reverses all the held-out sequences; scaled, no seed reverses more than "
+    "5 % of them",
+)
+def unscaled_reverses_all_and_scaled_almost_none(reversed_share):
+    unscaled, scaled = reversed_share["unscaled"], reversed_share["scaled by sqrt(d_model)"]
+    return len(unscaled) == len(scaled) >= 3 and min(unscaled) == 1.0 and max(scaled) <= 0.05

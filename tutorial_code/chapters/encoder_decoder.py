@@ -163,6 +163,31 @@ for source_digits, digits in zip(held_out, written, strict=True):
 
 
 # %%
+# --8<-- [start:embedding_scale]
+import math
+
+from tutorial_code.reverse_task import Seq2SeqModel, train_reversal
+
+torch.manual_seed(SEED)
+fresh = Seq2SeqModel()  # d_model = 32
+scale = math.sqrt(fresh.embedding.embedding_dim)  # the paper's factor, sqrt(d_model)
+embedding_norm = fresh.embedding.weight.norm(dim=-1).mean().item()
+position_norm = fresh.positions.table[:8].norm(dim=-1).mean().item()
+scaled_norm = scale * embedding_norm
+print(f"mean norm: embedding {embedding_norm:.1f}, scaled {scaled_norm:.1f}")
+print(f"mean norm: position {position_norm:.1f}")
+seeds = (SEED, SEED + 1, SEED + 2)
+reversed_share = {}  # per factor: the held-out sequences reversed, one per seed
+for name, factor in (("unscaled", 1.0), ("scaled by sqrt(d_model)", scale)):
+    options = {"embedding_scale": factor, "device": DEVICE}
+    runs = [train_reversal(STEPS, seed, **options) for seed in seeds]
+    reversed_share[name] = [run.accuracy for run in runs]
+    shares = ", ".join(f"{share:.1%}" for share in reversed_share[name])
+    print(f"{name:>23}: sequences reversed, seeds {seeds}: {shares}")
+# --8<-- [end:embedding_scale]
+
+
+# %%
 # --8<-- [start:cross_attention_map]
 source, _ = reversal_batch(1, 8, torch.Generator().manual_seed(7))
 written = greedy_decode(result.model, source, 8)
