@@ -184,6 +184,7 @@ def train_digit_model(
     seq_len: int = 8,
     lr: float = 1e-3,
     norm_first: bool = False,
+    dropout: float = 0.1,
     model: DigitModel | None = None,
     warmup_steps: int = 0,
     clip_norm: float | None = None,
@@ -206,6 +207,8 @@ def train_digit_model(
         lr: Adam learning rate. Defaults to 1e-3.
         norm_first: Build the pre-norm variant (when `model` is None). Defaults to
             False.
+        dropout: The dropout probability of the model built (when `model` is None).
+            Defaults to 0.1.
         model: A model to train instead of a new post-norm `DigitModel`. Defaults to
             None.
         warmup_steps: Raise the learning rate linearly from 0 over this many steps.
@@ -240,7 +243,8 @@ def train_digit_model(
     torch.manual_seed(seed)  # initial weights and dropout
     data = torch.Generator().manual_seed(seed)  # training batches
     if model is None:
-        model = DigitModel(max_len=max(16, seq_len), norm_first=norm_first)
+        longest = max(16, seq_len)
+        model = DigitModel(max_len=longest, norm_first=norm_first, dropout=dropout)
     model.to(device)
     # foreach=True: one update for all tensors, faster
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)

@@ -58,3 +58,27 @@ def fused_memory_grows_with_t(forward):
 @checks.after("savings", "best_practices: in the measurement above the peak memory falls by 40 % or more")
 def in_measurement_above_peak_memory_falls(memory_ratios):
     return max(memory_ratios) <= 0.6
+
+
+@checks.after(
+    "paper_schedule",
+    "best_practices: the paper's formula is this site's inverse_sqrt schedule times that peak rate, at every step "
+    "to float rounding",
+)
+def paper_formula_is_inverse_sqrt_times_peak(schedule_difference, peak):
+    return schedule_difference < 1e-12 * 1e3 * peak and peak > 0
+
+
+@checks.after(
+    "dropout",
+    "best_practices: the mean error grows with p, every seed ends lowest without dropout, and p = 0.3 and 0.5 end "
+    "worse than 0 and 0.1 on every seed",
+)
+def dropout_hurts_on_fresh_data(dropout_mse):
+    none, low, high, higher = dropout_mse.values()  # p = 0, 0.1, 0.3, 0.5
+    means = [sum(runs) / len(runs) for runs in (none, low, high, higher)]
+    rising = all(a < b for a, b in zip(means, means[1:], strict=False))
+    seeds = range(len(none))
+    separated = all(max(none[s], low[s]) < min(high[s], higher[s]) for s in seeds)
+    zero_lowest = all(none[s] < min(low[s], high[s], higher[s]) for s in seeds)
+    return len(seeds) >= 3 and rising and separated and zero_lowest

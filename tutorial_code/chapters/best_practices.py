@@ -69,6 +69,40 @@ for name, option in options.items():
 
 
 # %%
+# --8<-- [start:paper_schedule]
+from tutorial_code.digit_model import learning_rate_factor
+
+
+def paper_rate(step: int, d_model: int = 512, warmup: int = 4000) -> float:
+    """The paper's rate at step 1, 2, ...: d_model^-0.5 min(step^-0.5, step warmup^-1.5)."""
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+peak = (512 * 4000) ** -0.5  # the rate at step 4000, where the warm-up ends
+paper_steps = range(1, 100_001)
+ours = [peak * learning_rate_factor(s - 1, len(paper_steps), 4000, "inverse_sqrt") for s in paper_steps]
+schedule_difference = max(abs(paper_rate(s) - rate) for s, rate in zip(paper_steps, ours, strict=True))
+print(f"the paper's peak rate (d_model = 512, 4,000 warm-up steps): {peak:.2e}")
+print(f"largest difference from peak x inverse_sqrt, steps 1-100,000: {schedule_difference:.1e}")
+# --8<-- [end:paper_schedule]
+
+
+# %%
+# --8<-- [start:dropout]
+rates = (0.0, 0.1, 0.3, 0.5)  # DigitModel's default is 0.1: the "constant rate" row above
+print(f"| dropout p, {SCHEDULE_STEPS} steps at 0.01 | held-out MSE: mean ± std | each seed |")
+print("|---|---|---|")
+dropout_mse = {}
+for p in rates:
+    options = {"lr": 1e-2, "dropout": p, "device": DEVICE}
+    mse = [train_sum_model(SCHEDULE_STEPS, seed, **options).eval_loss for seed in SEEDS]
+    dropout_mse[p] = mse
+    each = ", ".join(f"{v:.4f}" for v in mse)
+    print(f"| {p} | {statistics.mean(mse):.4f} ± {statistics.stdev(mse):.4f} | {each} |")
+# --8<-- [end:dropout]
+
+
+# %%
 # --8<-- [start:results_file]
 # written by `python benchmarks/bench.py`, in the repository next to tutorial_code/
 results_file = Path(tutorial_code.__file__).parent.parent / "benchmarks" / "results-cpu.json"
