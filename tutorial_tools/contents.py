@@ -73,6 +73,13 @@ CHAPTERS = (
     ),
     Chapter("language_model", "A language model that writes", "会生成文本的语言模型", 11, ("language_model",)),
     Chapter("kv_cache", "Generating fast, with a KV cache", "用 KV 缓存加速生成", 12),
+    Chapter(
+        "padded_tasks",
+        "Classifying and tagging variable-length sequences",
+        "给变长序列分类与逐词标注",
+        14,
+        ("padded_tasks",),
+    ),
     Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
     Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency",)),
 )

@@ -1,0 +1,328 @@
+"""Two tasks on digit sequences of different lengths, padded to the longest of a batch.
+
+Sequences of 3 to 12 digits are padded with the token `PAD` to the length T of the
+longest sequence in the batch. *Classification* gives one label per sequence: whether
+the mean of its digits is above 4.5. *Tagging* gives one label per token: whether the
+digit is above the mean of its sequence. Both labels depend on every real digit and on
+no padding, so a model that lets padding in gives answers that change with the amount
+of padding.
+
+Shape letters: B = batch size, T = the batch's sequence length (real tokens and
+padding), C = number of classes or tags.
+"""
+
+# --8<-- [start:imports]
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from tutorial_code.encoder import Encoder
+from tutorial_code.validation import check_count, check_token_ids
+
+# --8<-- [end:imports]
+from tutorial_tools.trainings import reusable  # not shown: only the build uses it
+
+# --8<-- [start:data]
+PAD = 10  # the padding token; digits are the tokens 0-9
+VOCAB_SIZE = 11
+IGNORE = -100  # the label of a padded position: cross_entropy's default ignore_index
+
+
+def padded_batch(
+    batch_size: int = 32,
+    min_len: int = 3,
+    max_len: int = 12,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
+    """Random digit sequences of random lengths, padded with `PAD` to the longest.
+
+    Args:
+        batch_size: Number of sequences B. Defaults to 32.
+        min_len: Fewest digits in a sequence. Defaults to 3.
+        max_len: Most digits in a sequence. Defaults to 12.
+        generator: Random generator, for reproducible batches. Defaults to None.
+
+    Returns:
+        Token ids: digits 0-9, then `PAD` up to the longest sequence.
+
+    Raises:
+        TypeError: If a count is not an int.
+        ValueError: If `batch_size` or `min_len` is below 1, or `max_len` is below
+            `min_len`.
+
+    Shape:
+        - output: (B, T), T the longest sequence's length
+
+    Examples:
+        >>> tokens = padded_batch(3, generator=torch.Generator().manual_seed(0))
+        >>> tokens.size(1) == (tokens != PAD).sum(dim=1).max().item()
+        True
+    """
+    check_count(batch_size, "batch_size")
+    check_count(min_len, "min_len")
+    check_count(max_len, "max_len", minimum=min_len)
+    lengths = torch.randint(min_len, max_len + 1, (batch_size,), generator=generator)
+    T = int(lengths.max())  # the longest sequence sets the batch's length
+    digits = torch.randint(0, 10, (batch_size, T), generator=generator)
+    real = torch.arange(T) < lengths[:, None]  # (B, T): True = a real digit
+    return digits.masked_fill(~real, PAD)  # (B, T)
+
+
+def add_padding(tokens: torch.Tensor, extra: int) -> torch.Tensor:
+    """Append `extra` more `PAD` tokens to every sequence.
+
+    Args:
+        tokens: Token ids.
+        extra: Padding tokens to append; 0 returns the same ids.
+
+    Returns:
+        The same sequences, `extra` positions longer.
+
+    Raises:
+        TypeError: If `extra` is not an int.
+        ValueError: If `extra` is negative.
+
+    Shape:
+        - tokens: (B, T)
+        - output: (B, T + extra)
+
+    Examples:
+        >>> add_padding(torch.tensor([[3, 4, PAD]]), 2)
+        tensor([[ 3,  4, 10, 10, 10]])
+    """
+    check_count(extra, "extra", minimum=0)
+    return torch.cat([tokens, tokens.new_full((tokens.size(0), extra), PAD)], dim=1)
+
+
+def sequence_labels(tokens: torch.Tensor) -> torch.Tensor:
+    """One label per sequence: 1 if the mean of its digits is above 4.5, else 0.
+
+    Args:
+        tokens: Padded token ids.
+
+    Returns:
+        The labels, integers 0 or 1.
+
+    Raises:
+        TypeError: If `tokens` is not an integer tensor.
+        ValueError: If `tokens` is not (B, T) or holds an id outside 0-10.
+
+    Shape:
+        - tokens: (B, T)
+        - output: (B,)
+
+    Examples:
+        >>> sequence_labels(torch.tensor([[9, 1, 8, PAD], [0, 9, PAD, PAD]]))
+        tensor([1, 0])
+    """
+    check_token_ids(tokens, VOCAB_SIZE)
+    real = tokens != PAD  # (B, T)
+    total = (tokens * real).sum(dim=1)  # padding counts 0
+    return (2 * total > 9 * real.sum(dim=1)).long()  # mean > 4.5, in integers
+
+
+def token_labels(tokens: torch.Tensor) -> torch.Tensor:
+    """One tag per token: 1 if the digit is above its sequence's mean, else 0.
+
+    Args:
+        tokens: Padded token ids.
+
+    Returns:
+        The tags, integers 0 or 1, and `IGNORE` at every padded position.
+
+    Raises:
+        TypeError: If `tokens` is not an integer tensor.
+        ValueError: If `tokens` is not (B, T) or holds an id outside 0-10.
+
+    Shape:
+        - tokens: (B, T)
+        - output: (B, T)
+
+    Examples:
+        >>> token_labels(torch.tensor([[1, 2, 6, PAD]]))
+        tensor([[   0,    0,    1, -100]])
+    """
+    check_token_ids(tokens, VOCAB_SIZE)
+    real = tokens != PAD  # (B, T)
+    total = (tokens * real).sum(dim=1, keepdim=True)  # (B, 1)
+    above = tokens * real.sum(dim=1, keepdim=True) > total  # digit > total / length
+    return above.long().masked_fill(~real, IGNORE)
+
+
+# --8<-- [end:data]
+
+
+# --8<-- [start:tagger]
+class EncoderTagger(nn.Module):
+    """An [`Encoder`][tutorial_code.encoder.Encoder] with a head for every token.
+
+    Each encoded token goes through the same linear layer. The outputs at padded
+    positions are computed too, and mean nothing: the loss and the accuracy skip them.
+
+    Args:
+        encoder: The encoder; set its `pad_id`, so that no token attends to padding.
+        num_tags: Number of tags C.
+
+    Raises:
+        ValueError: If `num_tags` is smaller than 2.
+
+    Shape:
+        - tokens: (B, T), integer ids
+        - output: (B, T, C), logits for `nn.CrossEntropyLoss`
+
+    Examples:
+        >>> encoder = Encoder(
+        ...     vocab_size=11, d_model=16, num_heads=4, d_ff=32, num_layers=1, pad_id=10
+        ... )
+        >>> EncoderTagger(encoder, num_tags=2)(torch.tensor([[3, 4, 10]])).shape
+        torch.Size([1, 3, 2])
+    """
+
+    def __init__(self, encoder: Encoder, num_tags: int) -> None:
+        super().__init__()
+        if num_tags < 2:
+            raise ValueError(f"num_tags must be at least 2, got {num_tags}")
+        self.encoder = encoder
+        self.head = nn.Linear(encoder.d_model, num_tags)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Return the logits of every token."""
+        encoded, _ = self.encoder(tokens)  # (B, T, d_model)
+        return self.head(encoded)  # (B, T, C)
+
+
+# --8<-- [end:tagger]
+
+
+# --8<-- [start:accuracy]
+@torch.no_grad()
+def accuracy(
+    model: nn.Module,
+    labels: Callable[[torch.Tensor], torch.Tensor],
+    tokens: torch.Tensor,
+) -> float:
+    """The share of correct answers, over the labels that are not `IGNORE`.
+
+    For a classifier, the share of sequences; for a tagger, the share of real tokens.
+
+    Args:
+        model: A classifier (logits (B, C)) or a tagger (logits (B, T, C)).
+        labels: [`sequence_labels`][tutorial_code.padded_tasks.sequence_labels] or
+            [`token_labels`][tutorial_code.padded_tasks.token_labels].
+        tokens: Padded token ids, (B, T).
+
+    Returns:
+        The accuracy, between 0 and 1.
+
+    Examples:
+        >>> class Ones(nn.Module):
+        ...     def forward(self, tokens):
+        ...         return torch.tensor([0.0, 1.0]).expand(*tokens.shape, 2)
+        >>> round(accuracy(Ones(), token_labels, torch.tensor([[1, 2, 6, PAD]])), 4)
+        0.3333
+    """
+    model.eval()
+    targets = labels(tokens)  # (B,) or (B, T)
+    predictions = model(tokens).argmax(dim=-1)  # the same shape
+    scored = targets != IGNORE  # every sequence, or the real tokens
+    return (predictions == targets)[scored].float().mean().item()
+
+
+def held_out(sequences: int = 512) -> torch.Tensor:
+    """A fixed batch of padded sequences, drawn with seed 1234, that no training draws.
+
+    Args:
+        sequences: Number of sequences B. Defaults to 512.
+
+    Returns:
+        Token ids, as
+        [`padded_batch`][tutorial_code.padded_tasks.padded_batch] makes them.
+
+    Shape:
+        - output: (B, T)
+
+    Examples:
+        >>> torch.equal(held_out(4), held_out(4))
+        True
+    """
+    return padded_batch(sequences, generator=torch.Generator().manual_seed(1234))
+
+
+# --8<-- [end:accuracy]
+
+
+# --8<-- [start:result]
+@dataclass
+class PaddedResult:
+    """What [`train_padded`][tutorial_code.padded_tasks.train_padded] returns.
+
+    Attributes:
+        model: The trained model, in eval mode, on the CPU.
+        losses: Training cross-entropy at every step.
+        accuracy: Accuracy on the held-out batch, see
+            [`accuracy`][tutorial_code.padded_tasks.accuracy].
+        seconds: Wall-clock training time.
+    """
+
+    model: nn.Module
+    losses: list[float] = field(repr=False)
+    accuracy: float
+    seconds: float
+
+
+# --8<-- [end:result]
+
+
+@reusable  # not shown: the build shares trainings (tutorial_tools/trainings.py)
+# --8<-- [start:train_padded]
+def train_padded(
+    model: nn.Module,
+    labels: Callable[[torch.Tensor], torch.Tensor],
+    steps: int = 150,
+    seed: int = 0,
+    batch_size: int = 32,
+    lr: float = 3e-3,
+    device: str = "cpu",
+) -> PaddedResult:
+    """Train a classifier or a tagger on padded batches with Adam and cross-entropy.
+
+    Args:
+        model: An `EncoderClassifier` or an
+            [`EncoderTagger`][tutorial_code.padded_tasks.EncoderTagger].
+        labels: Makes its targets from a batch: `sequence_labels` or `token_labels`.
+        steps: Optimizer steps, one fresh batch each. Defaults to 150.
+        seed: Seeds the batches and the dropout. Defaults to 0.
+        batch_size: Sequences per batch. Defaults to 32.
+        lr: Adam's learning rate. Defaults to 3e-3.
+        device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
+
+    Returns:
+        A [`PaddedResult`][tutorial_code.padded_tasks.PaddedResult].
+    """
+    check_count(steps, "steps")
+    check_count(batch_size, "batch_size")
+    torch.manual_seed(seed)  # dropout draws from the global generator
+    data = torch.Generator().manual_seed(seed)  # the batches: same seed, same data
+    model.to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)  # faster
+    losses, start = [], time.perf_counter()
+    model.train()
+    for _ in range(steps):
+        tokens = padded_batch(batch_size, generator=data)
+        targets = labels(tokens).to(device)  # (B,) or (B, T)
+        logits = model(tokens.to(device))  # (B, C) or (B, T, C)
+        rows = logits.flatten(0, -2), targets.flatten()  # one per sequence or token
+        loss = nn.functional.cross_entropy(*rows, ignore_index=IGNORE)  # skips IGNORE
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    seconds = time.perf_counter() - start
+    model.cpu().eval()
+    return PaddedResult(model, losses, accuracy(model, labels, held_out()), seconds)
+
+
+# --8<-- [end:train_padded]
