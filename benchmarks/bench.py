@@ -164,6 +164,50 @@ def run_generation() -> dict:
     return {"machine": machine(), "prompt_tokens": PROMPT_TOKENS, "rows": rows}
 
 
+HEADS_LENGTHS = (128, 512, 1024)
+YARDSTICK = Path(__file__).resolve().parent.parent.parent / "shared" / "yardstick.py"
+
+
+def run_heads(batch: int = 8, d_model: int = 512, heads: int = 8) -> dict:
+    """Attention one head at a time in a Python loop against all heads in one batched call, forward only.
+
+    Timed with torch.utils.benchmark (median of blocked runs). Where `../shared/yardstick.py` exists, its
+    seconds are measured in the same session, so the times can be read as ratios to this machine's speed.
+    """
+    from torch.utils import benchmark
+
+    rows = []
+    for seq_len in HEADS_LENGTHS:
+        torch.manual_seed(0)
+        Q, K, V = torch.randn(3, batch, seq_len, d_model)
+        batched = "combine_heads(scaled_dot_product_attention(*(split_heads(t, h) for t in (Q, K, V)))[0])"
+        statements = {"loop": "attend_head_by_head(Q, K, V, h)", "batched": batched}
+        row = {"seq_len": seq_len}
+        for name, statement in statements.items():
+            timer = benchmark.Timer(
+                statement,
+                setup="from tutorial_code.multi_head import attend_head_by_head, combine_heads, split_heads\n"
+                "from tutorial_code.attention import scaled_dot_product_attention",
+                globals={"Q": Q, "K": K, "V": V, "h": heads},
+            )
+            row[f"{name}_ms"] = timer.blocked_autorange(min_run_time=1.0).median * 1e3
+        rows.append(row)
+        print(f"heads T={seq_len:<5} loop {row['loop_ms']:8.1f} ms, batched {row['batched_ms']:8.1f} ms", flush=True)
+    yardstick = None
+    if YARDSTICK.exists():
+        import runpy
+
+        yardstick = runpy.run_path(str(YARDSTICK))["yardstick"]()
+    return {
+        "machine": machine(),
+        "batch": batch,
+        "d_model": d_model,
+        "heads": heads,
+        "rows": rows,
+        "yardstick_seconds": yardstick,
+    }
+
+
 def run_isolated(spec: dict, timeout: float = 600) -> dict:
     """Run `measure_one` in a fresh Python process."""
     result = subprocess.run(
@@ -238,6 +282,7 @@ def run_all(lengths: list[int], batch: int, d_model: int, heads: int, compile_le
             "padding_bucketed": padding_fraction(lengths_data, 32, bucketed=True),
         },
         "generation": generation,
+        "heads": run_heads(batch, d_model, heads),
     }
 
 
@@ -258,6 +303,11 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="measure only generation with and without a KV cache, and update that part of the results file",
     )
+    parser.add_argument(
+        "--only-heads",
+        action="store_true",
+        help="measure only attention with the heads in a loop against batched, and update that part of the file",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: one isolated measurement
     args = parser.parse_args(argv)
     if args.one:
@@ -269,6 +319,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--lengths and --batch must be positive")
     if args.only_generation:
         results = json.loads(args.output.read_text(encoding="utf-8")) | {"generation": run_generation()}
+    elif args.only_heads:
+        results = json.loads(args.output.read_text(encoding="utf-8")) | {"heads": run_heads()}
     else:
         results = run_all(args.lengths, args.batch, args.d_model, args.heads, args.compile_lengths)
     args.output.parent.mkdir(parents=True, exist_ok=True)

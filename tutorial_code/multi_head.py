@@ -67,6 +67,41 @@ def combine_heads(x: torch.Tensor) -> torch.Tensor:
 # --8<-- [end:combine_heads]
 
 
+# --8<-- [start:heads_loop]
+def attend_head_by_head(
+    Q: torch.Tensor,
+    K: torch.Tensor,
+    V: torch.Tensor,
+    num_heads: int,
+) -> torch.Tensor:
+    """Attention one head at a time, in a Python loop: what batching the heads replaces.
+
+    Args:
+        Q: Projected queries, shape (B, T_q, d_model).
+        K: Projected keys, shape (B, T_k, d_model).
+        V: Projected values, shape (B, T_k, d_model).
+        num_heads: Number of heads h; must divide d_model.
+
+    Returns:
+        The heads' outputs side by side, shape (B, T_q, d_model): the same as
+        `combine_heads` of the batched heads.
+
+    Examples:
+        >>> attend_head_by_head(*torch.randn(3, 2, 5, 8), num_heads=4).shape
+        torch.Size([2, 5, 8])
+    """
+    d_k = Q.size(-1) // num_heads
+    heads = []
+    for i in range(num_heads):  # head i owns columns i*d_k to (i+1)*d_k
+        cols = slice(i * d_k, (i + 1) * d_k)
+        head, _ = scaled_dot_product_attention(Q[..., cols], K[..., cols], V[..., cols])
+        heads.append(head)  # (B, T_q, d_k)
+    return torch.cat(heads, dim=-1)  # (B, T_q, d_model)
+
+
+# --8<-- [end:heads_loop]
+
+
 # --8<-- [start:multi_head_attention]
 class MultiHeadAttention(nn.Module):
     """Multi-head attention with projections W_Q, W_K, W_V and output projection W_O.

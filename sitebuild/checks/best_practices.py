@@ -82,3 +82,12 @@ def dropout_hurts_on_fresh_data(dropout_mse):
     separated = all(max(none[s], low[s]) < min(high[s], higher[s]) for s in seeds)
     zero_lowest = all(none[s] < min(low[s], high[s], higher[s]) for s in seeds)
     return len(seeds) >= 3 and rising and separated and zero_lowest
+
+
+@checks.after(
+    "heads_benchmark",
+    "best_practices: On this CPU, at these sizes, batching the heads does not make attention faster: the loop takes "
+    "at most about the time of the batched call",
+)
+def loop_no_slower_than_batched(loop_ratios):
+    return len(loop_ratios) >= 3 and max(loop_ratios) <= 1.1

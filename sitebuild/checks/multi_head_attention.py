@@ -90,3 +90,8 @@ def one_head_of_each_pair_is_sharper(same_top, num_queries, sharpness):
 )
 def every_query_of_a_head_picks_the_same_key(top_key):
     return all(len(set(keys)) == 1 for keys in top_key)
+
+
+@checks.after("heads_loop", "multi_head_attention: The loop gives the same heads, to float rounding")
+def loop_gives_the_same_heads(loop_difference):
+    return loop_difference < 1e-6

@@ -188,6 +188,22 @@ print(
 
 
 # %%
+# --8<-- [start:heads_benchmark]
+heads_run = results["heads"]
+print(
+    f"B = {heads_run['batch']}, d_model = {heads_run['d_model']}, h = {heads_run['heads']}, forward, "
+    f"measured on {heads_run['machine']['date']}\n"
+)
+print("| T | heads in a loop | batched | loop / batched |")
+print("|---|---|---|---|")
+loop_ratios = []
+for row in heads_run["rows"]:
+    loop_ratios.append(row["loop_ms"] / row["batched_ms"])
+    print(f"| {row['seq_len']} | {row['loop_ms']:.1f} ms | {row['batched_ms']:.1f} ms | {loop_ratios[-1]:.2f}x |")
+# --8<-- [end:heads_benchmark]
+
+
+# %%
 # --8<-- [start:savings]
 plain, checkpointed = results["checkpointing"]
 print(

@@ -85,6 +85,18 @@ print("same as the module:", torch.allclose(output, attention(x)[0]))
 
 
 # %%
+# --8<-- [start:heads_loop]
+from tutorial_code.multi_head import attend_head_by_head
+
+with torch.no_grad():
+    projected = attention.W_Q(x), attention.W_K(x), attention.W_V(x)  # (B, T, d_model)
+    looped = attend_head_by_head(*projected, num_heads)
+loop_difference = (looped - concat).abs().max().item()
+print(f"largest difference, loop against batched heads: {loop_difference:.1e}")
+# --8<-- [end:heads_loop]
+
+
+# %%
 # --8<-- [start:head_split]
 from tutorial_code.diagrams_heads import head_split_figure
 
