@@ -20,10 +20,12 @@ from torch import nn
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.decoder import Transformer
 from tutorial_code.digit_model import DigitModel
+from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.from_torch import multi_head_attention_from_torch
 from tutorial_code.language_model import CharTransformer, KVCache, forward_with_cache
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_code.multi_head import combine_heads, split_heads
+from tutorial_code.padded_tasks import PAD, VOCAB_SIZE, add_padding, padded_batch
 from tutorial_code.reverse_task import Seq2SeqResult, trained_reversal
 from tutorial_code.sum_task import train_sum_model
 
@@ -116,6 +118,31 @@ def heads_without_transpose(fixed: bool) -> Outcome:
 
 
 # --8<-- [end:heads_without_transpose]
+
+
+# --8<-- [start:view_without_transpose]
+def heads_view_without_transpose(fixed: bool) -> Outcome:
+    """Heads split with view(B, T, h, d_k) and no transpose to (B, h, T, d_k)."""
+    torch.manual_seed(0)
+    theirs = nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    ours = multi_head_attention_from_torch(theirs)
+    x = torch.randn(2, 6, 16)
+    B, T, d_model, h = 2, 6, 16, 4
+    Q, K, V = (W(x).view(B, T, h, d_model // h) for W in (ours.W_Q, ours.W_K, ours.W_V))
+    if fixed:
+        Q, K, V = (z.transpose(1, 2) for z in (Q, K, V))  # (B, h, T, d_k)
+    # broken: scores (B, T, h, h), each token attends over its own heads
+    heads, weights = scaled_dot_product_attention(Q, K, V)
+    output = ours.W_O(heads.transpose(1, 2).reshape(B, T, d_model))  # the usual combine
+    difference = (output - theirs(x, x, x)[0]).abs().max().item()
+    return Outcome(
+        f"no error; weights of shape {tuple(weights.shape)}; output differs from "
+        f"nn.MultiheadAttention by {difference:.2f}",
+        bad=difference > 1e-4,
+    )
+
+
+# --8<-- [end:view_without_transpose]
 
 
 # --8<-- [start:mask_shape]
@@ -296,6 +323,23 @@ def padding_left_unmasked(fixed: bool) -> Outcome:
 # --8<-- [end:mask_bugs]
 
 
+# --8<-- [start:classifier_padding]
+def padding_in_the_mean(fixed: bool) -> Outcome:
+    """An EncoderClassifier whose encoder has no pad_id: padding attended to and averaged in."""
+    torch.manual_seed(0)
+    pad_id = PAD if fixed else None  # the bug: None, padding is just another token
+    sizes = {"d_model": 32, "num_heads": 4, "d_ff": 64, "num_layers": 1, "dropout": 0.0}
+    classifier = EncoderClassifier(Encoder(VOCAB_SIZE, **sizes, pad_id=pad_id), 2).eval()
+    tokens = padded_batch(64, generator=torch.Generator().manual_seed(0))  # (B, T)
+    with torch.no_grad():
+        logits, more = classifier(tokens), classifier(add_padding(tokens, 8))
+    change = (more - logits).abs().max().item()
+    return Outcome(f"no error; logits move by up to {change:.3f} with 8 more padding tokens", bad=change > 1e-5)
+
+
+# --8<-- [end:classifier_padding]
+
+
 # --8<-- [start:decoder_bugs]
 def _reversal_outcome(result: Seq2SeqResult) -> Outcome:
     final_loss = sum(result.losses[-20:]) / 20
@@ -376,6 +420,17 @@ PROBLEMS: list[Problem] = [
         "`view(B, h, T, d_k)` on (B, T, d_model) reinterprets memory: a head gets pieces of several tokens.",
         "`view(B, T, h, d_k).transpose(1, 2)`, as in `split_heads`.",
         **_pair(heads_without_transpose),
+    ),
+    Problem(
+        "view_no_transpose",
+        "Heads viewed as (B, T, h, d_k) and never transposed",
+        "Without `.transpose(1, 2)` the heads axis stands where the tokens should be: the scores are (B, T, h, h), "
+        "so each token attends over its own h heads instead of over the other tokens. Nothing fails: the matrix "
+        "products and the combine's reshape fit these shapes too. A tutorial that warns about this mistake may "
+        "predict a shape error; none comes.",
+        "Transpose to (B, h, T, d_k) before the attention, as `split_heads` does, and compare the layer with "
+        "`nn.MultiheadAttention` (chapter 9).",
+        **_pair(heads_view_without_transpose),
     ),
     Problem(
         "mask_shape",
@@ -480,6 +535,15 @@ PROBLEMS: list[Problem] = [
         "Without a padding mask the real tokens attend to the padding.",
         "Pass a padding mask (B, 1, 1, T) to every attention layer.",
         **_pair(padding_left_unmasked),
+    ),
+    Problem(
+        "classifier_padding",
+        "A classifier's answers change with the amount of padding",
+        "The encoder was built without `pad_id`: every layer attends to the padding, and the classifier's mean "
+        "over positions counts it too. Nothing raises an error; only inputs with more padding than usual show it.",
+        "Give the encoder the padding id (`Encoder(..., pad_id=PAD)`): padding is then masked as keys and left "
+        "out of the mean. Test with extra padding appended: the logits must not move.",
+        **_pair(padding_in_the_mean),
     ),
     Problem(
         "target_not_shifted",
