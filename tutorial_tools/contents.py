@@ -17,7 +17,7 @@ class Chapter:
     slug: str  # the script tutorial_code/chapters/<slug>.py
     title: str  # the page's heading, without the number
     title_zh: str
-    number: int | None = None  # the numbered chapters, 1 to 12; the home page and the two guides have none
+    number: int | None = None  # the numbered chapters, 1 to 13; the home page and the two guides have none
     teaches: tuple[str, ...] = ()  # the tutorial_code modules whose code this page shows first
     page: str = ""  # docs/<page>; defaults to <slug>.md
     runs_alone: bool = False  # it times things: the build runs it with no other chapter beside it
@@ -73,6 +73,7 @@ CHAPTERS = (
     ),
     Chapter("language_model", "A language model that writes", "会生成文本的语言模型", 11, ("language_model",)),
     Chapter("kv_cache", "Generating fast, with a KV cache", "用 KV 缓存加速生成", 12),
+    Chapter("local_attention", "Local attention", "局部注意力", 13, ("local_attention",)),
     Chapter(
         "padded_tasks",
         "Classifying and tagging variable-length sequences",
@@ -83,7 +84,7 @@ CHAPTERS = (
     Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
     Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency",)),
 )
-"""The chapters in reading order: the home page, the twelve numbered chapters, the two guides."""
+"""The chapters in reading order: the home page, the thirteen numbered chapters, the two guides."""
 
 PAGES_AFTER = (  # pages without a script, after the chapters in the navigation: (page, title, Chinese title)
     ("where_to_go_next.md", "Where to go next", "接下来读什么"),
