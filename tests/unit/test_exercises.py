@@ -51,6 +51,12 @@ PLANTED = [
     ("bigram-bpc", "counts.sum(dim=1, keepdim=True)", "counts.sum(dim=0, keepdim=True)", "each row"),
     ("kv-cache", "allowed = None if n == 1 else", "allowed = None if True else", "given together"),
     ("kv-cache", "offset = cache.length if position_offset is None", "offset = 0 if position_offset is None", "cache.length"),
+    ("band-mask", "return (distance >= 0) & (distance < window)", "return (distance >= 0) & (distance <= window)", "one key too many"),
+    ("band-mask", "return (distance >= 0) & (distance < window)", "return (distance <= 0) & (distance > -window)", "wrong side"),
+    ("band-mask", "return distance.abs() < window", "return distance.abs() <= window", "one key too many"),
+    ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., -self.window - 1 :, :]", "window + 1"),
+    ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., -self.window + 1 :, :]", "window - 1"),
+    ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., : self.window, :]", "oldest"),
 ]  # fmt: skip
 
 # The hint each find-the-bug starter must get, untouched.

@@ -97,6 +97,9 @@ WRONG = [
     ("boundaries", "padding-mask", "if (lengths > max_len).any():", "if (lengths >= max_len).any():", "ValueError"),
     ("boundaries", "padding-mask", "if (lengths < 0).any():", "if (lengths < 1).any():", "ValueError"),
     ("boundaries", "recurrent-by-hand", "for t in range(x.size(1)):", "for t in range(1, x.size(1)):", "shape"),
+    ("boundaries", "band-mask", "return (distance >= 0) & (distance < window)", "return (distance > 0) & (distance <= window)", "distance 0"),
+    ("boundaries", "band-mask", "if causal:", "if True:", "centred"),
+    ("boundaries", "sliding-window-cache", "self.length += key.size(-2)", "self.length += 1", "cache.length"),
     # A padding id other than 0
     ("pad_id", "classifier-pooling", "real = (tokens != self.encoder.pad_id)", "real = (tokens != 0)", "the tokens with id 0"),
     ("pad_id", "classifier-pooling", "real = (tokens != self.encoder.pad_id)", "real = (tokens > 0)", "the tokens with id 0"),
@@ -118,6 +121,8 @@ WRONG = [
     ("dtype and device", "scaled-dot-product-attention", "output = weights @ value", "output = weights.double() @ value.double()", "float64"),
     ("dtype and device", "padding-mask", "keep = positions[None, :] < lengths[:, None]", "keep = (positions[None, :] < lengths[:, None]).long()", "boolean"),
     ("dtype and device", "mask-for-pytorch", "return ~mask", "return (~mask).float()", "boolean"),
+    ("dtype and device", "band-mask", "position = torch.arange(length, device=device)", "position = torch.arange(length)", "device"),
+    ("dtype and device", "band-mask", "return (distance >= 0) & (distance < window)", "return ((distance >= 0) & (distance < window)).int()", "boolean"),
     # The documented errors
     ("errors", "recurrent-by-hand", "one_plain_layer = rnn.num_layers == 1 and not rnn.bidirectional and rnn.bias", "one_plain_layer = rnn.num_layers == 1", "bidirectional"),
     ("errors", "recurrent-by-hand", "or not rnn.batch_first ", "", "batch_first=False"),
@@ -132,6 +137,7 @@ WRONG = [
     ("errors", "mask-for-pytorch", "if mask.dtype != torch.bool:", "if mask.dtype.is_floating_point:", "torch.long"),
     ("errors", "learning-rate-schedule", "if schedule not in SCHEDULES:", "if schedule not in SCHEDULES and False:", "an unknown schedule"),
     ("errors", "multi-head-forward", "        self._check_inputs(query, key, value)\n", "", "width 10"),
+    ("errors", "band-mask", "    check_counts(length=length, window=window)\n", "", "a window of 0"),
     # Inputs edited in place: the graders' expected values come from other copies, and the edit is named
     ("in place", "scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = query.div_(math.sqrt(d_k)) @ key.transpose(-2, -1)", "in place"),
     ("in place", "mask-for-pytorch", "return ~mask", "return mask.logical_not_()", "in place"),
@@ -151,6 +157,9 @@ WRONG = [
     ("hints", "feed-forward", "self.linear2(self.dropout(torch.relu(self.linear1(x))))", "torch.relu(self.linear2(self.dropout(self.linear1(x))))", "not after the second"),
     ("hints", "recurrent-by-hand", "h @ rnn.weight_hh_l0.T", "h @ rnn.weight_hh_l0", "its transpose"),
     ("hints", "unigram-bpc", "log_p = torch.log2(counts / counts.sum())", "log_p = torch.log2(counts / len(train_ids))", "the new total"),
+    ("hints", "band-mask", "return (distance >= 0) & (distance < window)", "return (distance < window)", "causal=True"),
+    ("hints", "sliding-window-cache", "        return key, value\n", "        return self.keys, self.values\n", "dropping the oldest"),
+    ("hints", "sliding-window-cache", "        self.values = value[..., -self.window :, :]\n", "        self.values = value\n", "cache.values"),
     ("hints", "kv-cache", "positions = model.positions.table[offset : offset + n]", "positions = model.positions.table[offset : offset + n] * 0.5", NO_HINT),
 ]  # fmt: skip
 
@@ -195,6 +204,8 @@ RIGHT = [
     ("kv-cache", "    n = tokens.size(1)\n", "    n = tokens.size(1)\n    if int(tokens.max()) >= model.output.out_features:  # reads a value: fine on a GPU, not on the meta device\n        raise ValueError('a token id is outside the vocabulary')\n"),
     ("kv-cache", "allowed = None if n == 1 else causal_mask(t + n, device=tokens.device)[t:]", "allowed = torch.ones(n, t + n, dtype=torch.bool, device=tokens.device).tril(diagonal=t)"),
     ("unigram-bpc", "log_p = torch.log2(counts / counts.sum())", "log_p = torch.log(counts / counts.sum()) / torch.log(torch.tensor(2.0, dtype=torch.float64))"),
+    ("band-mask", "return (distance >= 0) & (distance < window)", "ones = torch.ones(length, length, dtype=torch.bool, device=device)\n        return ones.tril() & ~ones.tril(-window)"),
+    ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., max(0, key.size(-2) - self.window) :, :]"),
     ("bigram-bpc", "counts = torch.bincount(pairs, minlength=vocab_size * vocab_size).double()\n    counts = counts.view(vocab_size, vocab_size) + 1", "counts = torch.ones(vocab_size, vocab_size, dtype=torch.float64)\n    for previous, following in zip(train_ids[:-1].tolist(), train_ids[1:].tolist()):\n        counts[previous, following] += 1"),
 ]  # fmt: skip
 

@@ -57,6 +57,8 @@ KV_IMPORTS = (
     "from tutorial_code.validation import check_cache_step\n"
 )
 
+LOCAL_IMPORTS = "import torch\n\nfrom tutorial_code.validation import check_counts\n"
+
 EXERCISES: dict[str, Exercise] = {
     exercise.name: exercise
     for exercise in [
@@ -401,6 +403,31 @@ EXERCISES: dict[str, Exercise] = {
             "KV_CACHE",
             bug=("offset = cache.length if position_offset is None", "offset = 0 if position_offset is None"),
             imports=KV_IMPORTS,
+        ),
+        # 13. Local attention
+        Exercise(
+            "band-mask",
+            "local_attention",
+            "Implement the band mask",
+            "Return the (T, T) boolean mask that lets query t attend to itself and the window - 1 keys before it, "
+            "or, when not causal, to the keys less than window positions away on either side.",
+            "tutorial_code.local_attention",
+            ("band_mask",),
+            "BAND_MASK",
+            write=("band_mask",),
+            imports=LOCAL_IMPORTS,
+        ),
+        Exercise(
+            "sliding-window-cache",
+            "local_attention",
+            "Implement the sliding-window cache",
+            "Write SlidingWindowCache.append: add the keys and values of the new positions, keep only the last "
+            "window, and return what the new queries attend over.",
+            "tutorial_code.local_attention",
+            ("sliding_window_cache",),
+            "SLIDING_WINDOW_CACHE",
+            write=("SlidingWindowCache.append",),
+            imports=LOCAL_IMPORTS,
         ),
     ]
 }

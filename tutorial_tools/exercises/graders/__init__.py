@@ -15,6 +15,7 @@ from tutorial_tools.exercises.graders.encoder_decoder import DECODER_LAYER, SEQ2
 from tutorial_tools.exercises.graders.feed_forward_and_norm import ENCODER_LAYER, FEED_FORWARD
 from tutorial_tools.exercises.graders.kv_cache import KV_CACHE
 from tutorial_tools.exercises.graders.language_model import BIGRAM, UNIGRAM
+from tutorial_tools.exercises.graders.local_attention import BAND_MASK, SLIDING_WINDOW_CACHE
 from tutorial_tools.exercises.graders.masks import CAUSAL_MASK, PADDING_MASK
 from tutorial_tools.exercises.graders.multi_head_attention import HEADS, MULTI_HEAD
 from tutorial_tools.exercises.graders.positional_encoding import SHIFT_ROTATION, SINUSOIDAL_TABLE
@@ -24,6 +25,7 @@ from tutorial_tools.exercises.graders.why_attention import RECURRENT
 
 __all__ = [
     "ATTENTION",
+    "BAND_MASK",
     "BIGRAM",
     "CAUSAL_MASK",
     "CLASSIFIER",
@@ -42,6 +44,7 @@ __all__ = [
     "SHIFT_RIGHT",
     "SHIFT_ROTATION",
     "SINUSOIDAL_TABLE",
+    "SLIDING_WINDOW_CACHE",
     "TO_TORCH_MASK",
     "UNIGRAM",
     "Grader",
