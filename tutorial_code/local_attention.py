@@ -328,18 +328,14 @@ def _check_blocked(
 class SlidingWindowCache:
     """The keys and values of the last `window` positions, for generating.
 
-    With causal local attention a query sees only the `window` latest keys, itself
-    included, so older keys and values can go: the cache never holds more than
-    `window` positions, however long the text grows.
+    A query of causal local attention sees only the `window` latest keys, itself
+    included, so older keys and values can go: the cache holds at most `window`
+    positions, however long the text grows. `keys` and `values` are (B, h, m, d)
+    with m <= window (None before the first append); `length` counts the positions
+    appended in all.
 
     Args:
         window: Keys each query may see, itself included.
-
-    Attributes:
-        keys: The kept keys, (B, h, m, d_k) with m <= window; None before the first
-            append.
-        values: The kept values, (B, h, m, d_v); None before the first append.
-        length: Positions appended in all: the position of the next token.
 
     Raises:
         TypeError: If `window` is not an int.
@@ -356,21 +352,17 @@ class SlidingWindowCache:
 
     def __init__(self, window: int) -> None:
         check_counts(window=window)
-        self.window = window
+        self.window, self.length = window, 0
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
-        self.length = 0
 
     def append(
         self,
         key: torch.Tensor,
         value: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Add the keys and values of n new positions; keep only the last `window`.
-
-        Returns the keys and values the new queries attend over, before the oldest
-        are dropped: the kept ones, then the n new ones, (B, h, m + n, d).
-        """
+        """Add n new positions, keep the last `window`; return the kept and the new
+        keys and values, (B, h, m + n, d): what the new queries attend over."""
         self.length += key.size(-2)  # n new positions
         if self.keys is not None:
             key = torch.cat([self.keys, key], dim=-2)  # (B, h, m + n, d_k)
