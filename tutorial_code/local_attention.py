@@ -328,11 +328,9 @@ def _check_blocked(
 class SlidingWindowCache:
     """The keys and values of the last `window` positions, for generating.
 
-    A query of causal local attention sees only the `window` latest keys, itself
-    included, so older keys and values can go: the cache holds at most `window`
-    positions, however long the text grows. `keys` and `values` are (B, h, m, d)
-    with m <= window (None before the first append); `length` counts the positions
-    appended in all.
+    A causal local query sees only the `window` latest keys, so older keys and values
+    can go. `keys` and `values`: (B, h, m, d), m <= window, however long the text
+    (None before the first append); `length`: the positions appended in all.
 
     Args:
         window: Keys each query may see, itself included.
@@ -342,9 +340,8 @@ class SlidingWindowCache:
         ValueError: If `window` is below 1.
 
     Examples:
-        >>> cache = SlidingWindowCache(window=3)
-        >>> for _ in range(5):
-        ...     new = torch.randn(1, 2, 1, 4)  # (B, h, n, d_k): one new position
+        >>> cache, new = SlidingWindowCache(window=3), torch.randn(1, 2, 1, 4)
+        >>> for _ in range(5):  # one new position (B, h, n=1, d_k) at a time
         ...     keys, values = cache.append(new, new)
         >>> cache.keys.shape, cache.length
         (torch.Size([1, 2, 3, 4]), 5)
