@@ -123,7 +123,7 @@ def is_notebook_page(page: Page) -> bool:
 
 
 @event_priority(100)  # before the search plugin indexes the page
-def on_page_context(context: dict, page: Page, config: MkDocsConfig, nav) -> dict:
+def edit_link_and_search(context: dict, page: Page, config: MkDocsConfig, nav) -> dict:
     """A notebook page's edit link opens its source, the chapter script, and an API page's its module;
     notebook pages stay out of search (they repeat their chapter's code and outputs)."""
     source = None
@@ -138,6 +138,19 @@ def on_page_context(context: dict, page: Page, config: MkDocsConfig, nav) -> dic
     return context
 
 
+@event_priority(0)  # after mkdocs-static-i18n (50) has set the language switcher for the page
+def notebook_language_switch(context: dict, page: Page, config: MkDocsConfig, nav) -> dict:
+    """A notebook page exists in English only: its switcher leads to itself and to its chapter's Chinese page."""
+    if is_notebook_page(page):
+        chapter = next(c for c in contents.CHAPTERS if c.slug == Path(page.file.src_uri).stem)
+        chinese = "zh/" + ("" if chapter.page_path == "index.md" else chapter.page_path.removesuffix(".md") + "/")
+        plugin_fixes.set_language_links(config, {"en": page.url, "zh": chinese})
+    return context
+
+
+on_page_context = CombinedEvent(edit_link_and_search, notebook_language_switch)
+
+
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     if is_notebook_page(page):
         output = build.slim_notebook_page(output, page.url, config.site_dir)
@@ -150,6 +163,8 @@ def on_post_template(output: str, template_name: str, config: MkDocsConfig) -> s
     if template_name != "404.html":
         return output
     output = build.without_alternate_links(output)
+    if language(config) == "zh":
+        output = build.chinese_not_found(output, build.published_site_url(config.config_file_path))
     state.not_found[language(config)] = output
     return output
 

@@ -226,6 +226,16 @@ def slim_notebook_page(output: str, page_url: str, site_dir: str) -> str:
 HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
 
 
+def chinese_not_found(output: str, site_url: str) -> str:
+    """The Chinese 404 page: its title in Chinese, and its "English" switch to the English home page (the
+    404 template gets the switcher links of whichever page was rendered last)."""
+    from urllib.parse import urlsplit
+
+    root = urlsplit(site_url).path or "/"
+    output = output.replace("404 - Not found", "404 - 页面不存在")
+    return re.sub(r'<a href="[^"]*" hreflang="en"', f'<a href="{root}" hreflang="en"', output)
+
+
 def without_alternate_links(output: str) -> str:
     """Drop the `<link rel="alternate" hreflang>` tags of the head. Material's script fetches `sitemap.xml`
     next to each of them, and mkdocs-static-i18n points them at this page in each language, where there is

@@ -106,3 +106,14 @@ def restore_generated_files(held: list[File], files: Files, config: MkDocsConfig
         files.append(file)
         if file.is_documentation_page() and file.page is None:
             Page(None, file, config)
+
+
+def set_language_links(config: MkDocsConfig, links: dict[str, str]) -> None:
+    """mkdocs-static-i18n 1.3.1 sets the language switcher (`extra.alternate`, mkdocs-material's option) for each
+    page from the page's translations; a page it did not sort (a notebook page) keeps the last page's links.
+    Point each language's entry at `links[language]`, a site path. (mkdocs-static-i18n assigns the list as an
+    attribute of `config.extra`, which the theme's template reads first.)"""
+    entries = getattr(config.extra, "alternate", None) or config.extra.get("alternate") or ()
+    for entry in entries:
+        if entry.get("lang") in links:
+            entry["link"] = links[entry["lang"]]
