@@ -107,6 +107,21 @@ def test_the_language_switch_names_the_same_page_in_the_other_edition(site, page
         assert resolve(page_dir, href) == ("" if expected == "." else expected)
 
 
+@pytest.mark.parametrize("chapter", ["overview", "masks", "kv_cache"])
+def test_a_notebook_pages_switch_leads_to_itself_and_to_its_chapters_chinese_page(site, chapter):
+    page_dir = PurePosixPath("notebooks", chapter)
+    switch = Page((site / page_dir / "index.html").read_text(encoding="utf-8")).switch
+    assert resolve(page_dir, switch["en"]) == page_dir.as_posix()
+    assert resolve(page_dir, switch["zh"]) == ("zh" if chapter == "overview" else f"zh/{chapter}")
+
+
+def test_each_404_page_is_in_its_language_and_switches_to_the_other_home_page(site):
+    english, chinese = (site / "404.html").read_text("utf-8"), (site / "zh" / "404.html").read_text("utf-8")
+    assert "404 - Not found" in english and "页面不存在" in chinese and "Not found" not in chinese
+    assert resolve(PurePosixPath("zh"), Page(chinese).switch["en"]) == ""
+    assert resolve(PurePosixPath(), Page(english).switch["zh"]) == "zh"
+
+
 def test_the_chinese_troubleshooting_table_is_in_chinese_with_the_measured_symptoms(site):
     english = built(site, "troubleshooting", False).read_text(encoding="utf-8")
     chinese = built(site, "troubleshooting", True).read_text(encoding="utf-8")
