@@ -174,7 +174,9 @@ class TrainResult:
 Batches = Callable[[int, int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
 
 
-@reusable  # the build shares trainings between chapters: tutorial_tools/trainings.py
+# --8<-- [end:train]
+@reusable  # not shown: the build shares trainings between chapters (tutorial_tools/trainings.py)
+# --8<-- [start:train_function]
 def train_digit_model(
     batches: Batches,
     loss_fn: nn.Module,
@@ -298,4 +300,4 @@ def evaluate(
     return loss_fn(prediction, targets).item()
 
 
-# --8<-- [end:train]
+# --8<-- [end:train_function]
