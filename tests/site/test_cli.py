@@ -112,7 +112,17 @@ def test_ctrl_c_during_a_training_stops_with_one_line_and_status_130():
 
     env = {k: v for k, v in prepared_env().items() if k != "TUTORIAL_CACHE_DIR"}  # a real training, not a cached one
     argv = [sys.executable, "-m", "tutorial_tools", "training", "--steps", "1000000", "--no-progress"]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    # As from a terminal: SIGINT at its default, even when the tests run as a background job, which ignores it
+    # (an ignored signal stays ignored in every process started below it).
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         first = process.stdout.readline()  # the chapter has started printing: its code is running
         assert first.strip(), process.stderr.read()[-3000:]
