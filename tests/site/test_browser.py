@@ -176,16 +176,21 @@ WEIGHT = """() => performance.getEntriesByType("navigation").concat(performance.
 
 
 def audited(page_paths: list[str], per_kind: int = 2) -> set[str]:
-    """The pages axe-core audits: every written English page, and the first `per_kind` notebook, API and Chinese
-    pages (generated from one template each, or the same markup as their English page; axe takes about 3 s a
-    page)."""
+    """The pages axe-core audits (about 3 s a page): the home page and the guides, every second numbered chapter
+    (the chapters share one template and one set of content kinds: code, outputs, figures, formulas, tables), and
+    the first `per_kind` notebook, API and Chinese pages (generated from one template each, or the same markup as
+    their English page)."""
+    from tutorial_tools.contents import CHAPTERS
+
+    skipped = {f"{c.slug}/" for c in CHAPTERS if c.number is not None and c.number % 2 == 0}
     chosen, seen = set(), {"notebooks/": 0, "reference/": 0, "zh/": 0}
     for path in page_paths:
         kind = next((k for k in seen if path.startswith(k)), None)
-        if kind is None or seen[kind] < per_kind:
+        if kind is None and path not in skipped:
             chosen.add(path)
-            if kind is not None:
-                seen[kind] += 1
+        elif kind is not None and seen[kind] < per_kind:
+            chosen.add(path)
+            seen[kind] += 1
     return chosen
 
 
