@@ -175,23 +175,26 @@ WEIGHT = """() => performance.getEntriesByType("navigation").concat(performance.
      .reduce((total, entry) => total + (entry.transferSize || entry.encodedBodySize || 0), 0)"""
 
 
-def audited(page_paths: list[str], per_kind: int = 2) -> set[str]:
-    """The pages axe-core audits (about 3 s a page): the home page and the guides, every second numbered chapter
-    (the chapters share one template and one set of content kinds: code, outputs, figures, formulas, tables), and
-    the first `per_kind` notebook, API and Chinese pages (generated from one template each, or the same markup as
-    their English page)."""
-    from tutorial_tools.contents import CHAPTERS
-
-    skipped = {f"{c.slug}/" for c in CHAPTERS if c.number is not None and c.number % 2 == 0}
+def samples(page_paths: list[str], per_kind: int = 2) -> set[str]:
+    """Every written English page, and the first `per_kind` notebook, API and Chinese pages (generated from one
+    template each, or the same markup as their English page)."""
     chosen, seen = set(), {"notebooks/": 0, "reference/": 0, "zh/": 0}
     for path in page_paths:
         kind = next((k for k in seen if path.startswith(k)), None)
-        if kind is None and path not in skipped:
+        if kind is None or seen[kind] < per_kind:
             chosen.add(path)
-        elif kind is not None and seen[kind] < per_kind:
-            chosen.add(path)
-            seen[kind] += 1
+            if kind is not None:
+                seen[kind] += 1
     return chosen
+
+
+def audited(page_paths: list[str]) -> set[str]:
+    """The pages axe-core audits (a few seconds each): the samples above, less every second numbered chapter (the
+    chapters share one template and one set of content kinds: code, outputs, figures, formulas, tables)."""
+    from tutorial_tools.contents import CHAPTERS
+
+    skipped = {f"{c.slug}/" for c in CHAPTERS if c.number is not None and c.number % 2 == 0}
+    return samples(page_paths) - skipped
 
 
 @pytest.fixture(scope="session")
@@ -204,7 +207,8 @@ def page_reports(browser, base_url, page_paths) -> dict[str, dict]:
 
     axe, reports, audit, start = Axe(), {}, audited(page_paths), time.perf_counter()
     for path in page_paths:
-        context, page, watcher = visit(browser, base_url + path, search=False)
+        # "load": the images, styles and scripts are in, formulas typeset (networkidle adds half a second a page)
+        context, page, watcher = visit(browser, base_url + path, wait_until="load", search=False)
         edit = page.locator("a.md-content__button[href*='/edit/']")
         reports[path or "home"] = {
             "checks": page.evaluate(PAGE_CHECKS),
@@ -316,7 +320,7 @@ def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_path
     wraps between any two characters)."""
     wide = {}
     chinese = {"zh/", "zh/troubleshooting/", "zh/best_practices/", "zh/where_to_go_next/"}
-    for path in [p for p in sorted(audited(page_paths)) if not p.startswith("zh/")] + sorted(chinese):
+    for path in [p for p in sorted(samples(page_paths)) if not p.startswith("zh/")] + sorted(chinese):
         context, page, _ = visit(browser, base_url + path, viewport=PHONE, wait_until="load", search=False)
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > PHONE["width"]:
