@@ -7,6 +7,7 @@ they fail: CI must run them. `.ci/run` installs Chromium.
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -197,16 +198,33 @@ def audited(page_paths: list[str]) -> set[str]:
     return samples(page_paths) - skipped
 
 
+EDIT_LINK = re.compile(r'<a href="([^"]*/edit/[^"]*)"[^>]*class="md-content__button')
+
+
+def loads_only_the_template(html: str) -> bool:
+    """A page with no image and no formula loads nothing but its template's assets."""
+    return "<img" not in html and 'class="arithmatex' not in html
+
+
 @pytest.fixture(scope="session")
-def page_reports(browser, base_url, page_paths) -> dict[str, dict]:
+def page_reports(browser, base_url, page_paths, site) -> dict[str, dict]:
     """One visit of every page (desktop, light theme), recording what the tests below check: what went wrong while
-    it loaded, the page checks, its edit links, the bytes it transferred and axe-core's violations."""
+    it loaded, the page checks, its edit links, the bytes it transferred and axe-core's violations. API pages
+    beyond the samples that hold no image and no formula are read from their HTML instead: they load only the
+    template's assets, which the visited pages check (about a second a page saved, 28 pages)."""
     import time
 
     from axe_playwright_python.sync_playwright import Axe
 
     axe, reports, audit, start = Axe(), {}, audited(page_paths), time.perf_counter()
+    sampled, visited = samples(page_paths), 0
     for path in page_paths:
+        html = (site / path / "index.html").read_text(encoding="utf-8")
+        if path.startswith("reference/") and path not in sampled and loads_only_the_template(html):
+            checks = {"problems": [], "formulas": 0}
+            reports[path] = {"checks": checks, "edit_links": EDIT_LINK.findall(html), "bytes": len(html.encode())}
+            reports[path] |= {"violations": [], "problems": []}
+            continue
         # "load": the images, styles and scripts are in, formulas typeset (networkidle adds half a second a page)
         context, page, watcher = visit(browser, base_url + path, wait_until="load", search=False)
         edit = page.locator("a.md-content__button[href*='/edit/']")
@@ -219,9 +237,11 @@ def page_reports(browser, base_url, page_paths) -> dict[str, dict]:
             ),
             "problems": list(watcher.problems),
         }
+        visited += 1
         context.close()
     REPORT["browser pass over every page"] = (
-        f"{time.perf_counter() - start:.1f} s, axe-core audit of {len(audit)} of {len(page_paths)} pages"
+        f"{time.perf_counter() - start:.1f} s, {visited} of {len(page_paths)} pages visited, axe-core audit of "
+        f"{len(audit)}"
     )
     return reports
 
@@ -232,7 +252,7 @@ def test_every_page_loads_cleanly(page_reports, page_paths):
         formulas += report["checks"]["formulas"]
         if report["problems"] or report["checks"]["problems"]:
             problems[path] = report["problems"] + report["checks"]["problems"]
-    REPORT["pages checked in the browser"] = str(len(page_paths))
+    REPORT["pages checked"] = str(len(page_paths))
     REPORT["formulas typeset"] = str(formulas)
     assert problems == {}
     assert formulas > 50
