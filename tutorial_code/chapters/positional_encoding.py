@@ -20,7 +20,7 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
-STEPS = 300  # optimizer steps of every model this chapter trains
+STEPS = 600  # optimizer steps of every model this chapter trains
 DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
 # --8<-- [end:parameters]
 
