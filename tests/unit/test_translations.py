@@ -179,7 +179,6 @@ NOT_YET = {
     "local_attention",
     "masks",
     "multi_head_attention",
-    "scaled_dot_product_attention",
     "training",
     "troubleshooting",
     "where_to_go_next",
