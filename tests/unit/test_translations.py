@@ -177,7 +177,6 @@ NOT_YET = {
     "kv_cache",
     "language_model",
     "local_attention",
-    "masks",
     "multi_head_attention",
     "training",
     "troubleshooting",
