@@ -1,0 +1,275 @@
+"""Copy the weights of Hugging Face `transformers` models into this site's Llama and GPT-2.
+
+`transformers` is the field's reference implementation of these models. If this site's
+[`LlamaModel`][tutorial_code.llama.LlamaModel] and [`GPT2Model`][tutorial_code.gpt2.GPT2Model]
+give the same logits as `LlamaForCausalLM` and `GPT2LMHeadModel` holding the same weights,
+they compute the same function, and every checkpoint saved in `transformers`' format runs
+in them.
+
+The converters refuse, with a `ValueError` that names the setting, any configuration whose
+computation this site's models do not reproduce (RoPE scaling, biases, sliding windows,
+other activations, ...), rather than return a model that differs silently.
+
+`transformers` is imported only when a converter is called: the rest of `tutorial_code`
+works without it. Install the version pinned in `requirements.txt`.
+"""
+
+# --8<-- [start:imports]
+from torch import nn
+
+from tutorial_code.gpt2 import GPT2Model
+from tutorial_code.llama import LlamaModel
+
+# --8<-- [end:imports]
+
+
+def _import_transformers():
+    """The `transformers` package, or an ImportError that says how to install it."""
+    try:
+        import transformers
+    except ImportError as error:
+        raise ImportError(
+            "the converters of tutorial_code.from_transformers need the transformers package: "
+            "pip install transformers, at the version pinned in requirements.txt "
+            "(pip install -r requirements.txt installs it)"
+        ) from error
+    return transformers
+
+
+def _refuse(what: str, setting: str, fix: str) -> None:
+    raise ValueError(f"{what} has {setting}, which this site's model does not compute; {fix}")
+
+
+# --8<-- [start:llama_from_transformers]
+def llama_from_transformers(model: nn.Module) -> LlamaModel:
+    """A [`LlamaModel`][tutorial_code.llama.LlamaModel] holding the weights of a `LlamaForCausalLM`.
+
+    The two modules name their parts differently: `q_proj` is `W_Q`, `input_layernorm` is
+    `attention_norm`, `mlp.gate_proj` is `feed_forward.gate`, `lm_head` is `output`. Both
+    rotate queries and keys with the `rotate_half` pairing, so the projections copy
+    unchanged.
+
+    Args:
+        model: A `transformers.LlamaForCausalLM`, for example from `from_pretrained(folder)`.
+
+    Returns:
+        A new model, float32, in the training mode of `model`, whose logits equal `model`'s
+        (`model(ids, attention_mask=mask).logits` against `ours(ids, mask.bool())`).
+
+    Raises:
+        ImportError: If `transformers` is not installed.
+        TypeError: If `model` is not a `LlamaForCausalLM`.
+        ValueError: If its configuration asks for a computation this model does not have:
+            RoPE scaling, biases, a sliding window, an activation other than SiLU, quantized
+            weights.
+
+    Examples:
+        >>> import torch
+        >>> from transformers import LlamaConfig, LlamaForCausalLM
+        >>> config = LlamaConfig(vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        ...                      num_attention_heads=4, num_key_value_heads=2, bos_token_id=0, eos_token_id=1)
+        >>> theirs = LlamaForCausalLM(config).eval()
+        >>> ours = llama_from_transformers(theirs)
+        >>> ids = torch.tensor([[3, 1, 4, 1, 5]])
+        >>> bool((ours(ids) - theirs(ids).logits).abs().max() < 1e-4)
+        True
+    """
+    transformers = _import_transformers()
+    if not isinstance(model, transformers.LlamaForCausalLM):
+        hint = "; load it with LlamaForCausalLM, which adds the output layer" if _is_base(model, "Llama") else ""
+        raise TypeError(f"model must be a transformers LlamaForCausalLM, got {type(model).__name__}{hint}")
+    config = model.config
+    _check_llama_config(config)
+    ours = LlamaModel(
+        config.vocab_size,
+        config.hidden_size,
+        config.num_hidden_layers,
+        config.num_attention_heads,
+        config.num_key_value_heads,
+        config.intermediate_size,
+        head_dim=config.head_dim,
+        rope_base=float(config.rope_parameters["rope_theta"]),
+        eps=config.rms_norm_eps,
+        tie_embeddings=bool(config.tie_word_embeddings),
+        attention_dropout=float(config.attention_dropout or 0.0),
+    )
+    weights = {"embedding.weight": "model.embed_tokens.weight", "final_norm.weight": "model.norm.weight"}
+    weights["output.weight"] = "lm_head.weight"
+    for i in range(config.num_hidden_layers):
+        theirs, mine = f"model.layers.{i}.", f"layers.{i}."
+        weights |= {
+            f"{mine}attention_norm.weight": f"{theirs}input_layernorm.weight",
+            f"{mine}attention.W_Q.weight": f"{theirs}self_attn.q_proj.weight",
+            f"{mine}attention.W_K.weight": f"{theirs}self_attn.k_proj.weight",
+            f"{mine}attention.W_V.weight": f"{theirs}self_attn.v_proj.weight",
+            f"{mine}attention.W_O.weight": f"{theirs}self_attn.o_proj.weight",
+            f"{mine}feed_forward_norm.weight": f"{theirs}post_attention_layernorm.weight",
+            f"{mine}feed_forward.gate.weight": f"{theirs}mlp.gate_proj.weight",
+            f"{mine}feed_forward.up.weight": f"{theirs}mlp.up_proj.weight",
+            f"{mine}feed_forward.down.weight": f"{theirs}mlp.down_proj.weight",
+        }
+    _copy(model, ours, weights)
+    return ours.train(model.training)
+
+
+# --8<-- [end:llama_from_transformers]
+
+
+# --8<-- [start:gpt2_from_transformers]
+def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
+    """A [`GPT2Model`][tutorial_code.gpt2.GPT2Model] holding the weights of a `GPT2LMHeadModel`.
+
+    GPT-2 stores its projections as `Conv1D` layers, whose weight is the transpose of an
+    `nn.Linear`'s ((in, out) instead of (out, in)), and computes W_Q, W_K and W_V in one
+    `c_attn` of width 3 * d_model: the converter transposes and splits them.
+
+    Args:
+        model: A `transformers.GPT2LMHeadModel`, for example from `from_pretrained(folder)`.
+
+    Returns:
+        A new model, float32, in the training mode of `model`, whose logits equal `model`'s
+        (`model(ids, attention_mask=mask).logits` against `ours(ids, mask.bool())`).
+
+    Raises:
+        ImportError: If `transformers` is not installed.
+        TypeError: If `model` is not a `GPT2LMHeadModel`.
+        ValueError: If its configuration asks for a computation this model does not have:
+            cross-attention, other attention scalings, `reorder_and_upcast_attn`, an
+            activation other than the tanh GELU, unequal dropouts, quantized weights.
+
+    Examples:
+        >>> import torch
+        >>> from transformers import GPT2Config, GPT2LMHeadModel
+        >>> config = GPT2Config(vocab_size=50, n_embd=32, n_layer=2, n_head=4, n_positions=16,
+        ...                     bos_token_id=0, eos_token_id=1)
+        >>> theirs = GPT2LMHeadModel(config).eval()
+        >>> ours = gpt2_from_transformers(theirs)
+        >>> ids = torch.tensor([[3, 1, 4, 1, 5]])
+        >>> bool((ours(ids) - theirs(ids).logits).abs().max() < 1e-4)
+        True
+    """
+    transformers = _import_transformers()
+    if not isinstance(model, transformers.GPT2LMHeadModel):
+        hint = "; load it with GPT2LMHeadModel, which adds the output layer" if _is_base(model, "GPT2") else ""
+        raise TypeError(f"model must be a transformers GPT2LMHeadModel, got {type(model).__name__}{hint}")
+    config = model.config
+    _check_gpt2_config(config)
+    d_model = config.n_embd
+    ours = GPT2Model(
+        config.vocab_size,
+        d_model,
+        config.n_layer,
+        config.n_head,
+        d_ff=config.n_inner or 4 * d_model,
+        max_len=config.n_positions,
+        eps=config.layer_norm_epsilon,
+        dropout=float(config.resid_pdrop),
+        tie_embeddings=bool(config.tie_word_embeddings),
+    )
+    state = model.state_dict()
+    weights = {
+        "embedding.weight": state["transformer.wte.weight"],
+        "positions.table": state["transformer.wpe.weight"],
+        "final_norm.weight": state["transformer.ln_f.weight"],
+        "final_norm.bias": state["transformer.ln_f.bias"],
+        "output.weight": state["lm_head.weight"],
+    }
+    for i in range(config.n_layer):
+        theirs, mine = f"transformer.h.{i}.", f"layers.{i}."
+        # Conv1D weights are (in, out): transpose to nn.Linear's (out, in).
+        W_Q, W_K, W_V = state[f"{theirs}attn.c_attn.weight"].T.split(d_model, dim=0)
+        b_Q, b_K, b_V = state[f"{theirs}attn.c_attn.bias"].split(d_model)
+        weights |= {
+            f"{mine}norm1.weight": state[f"{theirs}ln_1.weight"],
+            f"{mine}norm1.bias": state[f"{theirs}ln_1.bias"],
+            f"{mine}attention.W_Q.weight": W_Q,
+            f"{mine}attention.W_K.weight": W_K,
+            f"{mine}attention.W_V.weight": W_V,
+            f"{mine}attention.W_Q.bias": b_Q,
+            f"{mine}attention.W_K.bias": b_K,
+            f"{mine}attention.W_V.bias": b_V,
+            f"{mine}attention.W_O.weight": state[f"{theirs}attn.c_proj.weight"].T,
+            f"{mine}attention.W_O.bias": state[f"{theirs}attn.c_proj.bias"],
+            f"{mine}norm2.weight": state[f"{theirs}ln_2.weight"],
+            f"{mine}norm2.bias": state[f"{theirs}ln_2.bias"],
+            f"{mine}feed_forward.linear1.weight": state[f"{theirs}mlp.c_fc.weight"].T,
+            f"{mine}feed_forward.linear1.bias": state[f"{theirs}mlp.c_fc.bias"],
+            f"{mine}feed_forward.linear2.weight": state[f"{theirs}mlp.c_proj.weight"].T,
+            f"{mine}feed_forward.linear2.bias": state[f"{theirs}mlp.c_proj.bias"],
+        }
+    ours.load_state_dict({name: tensor.float() for name, tensor in weights.items()})
+    return ours.train(model.training)
+
+
+# --8<-- [end:gpt2_from_transformers]
+
+
+def _copy(source: nn.Module, target: nn.Module, names: dict[str, str]) -> None:
+    """Load `target` with the tensors of `source` named by `names` (target name -> source name), as float32."""
+    state = source.state_dict()
+    target.load_state_dict({mine: state[theirs].float() for mine, theirs in names.items()})
+
+
+def _is_base(model: object, family: str) -> bool:
+    """Whether `model` is a transformers model of `family` without its language-model head."""
+    return type(model).__name__ in (f"{family}Model", f"{family}PreTrainedModel")
+
+
+def _check_common(config: object, what: str) -> None:
+    """Refusals that apply to both families."""
+    if getattr(config, "quantization_config", None) is not None:
+        _refuse(what, "quantized weights", "load the model without quantization (float32, float16 or bfloat16)")
+    if getattr(config, "sliding_window", None) is not None:
+        _refuse(
+            what,
+            f"sliding_window={config.sliding_window} (each position sees only the last few)",
+            "this model attends to every earlier position: set sliding_window=None if the weights were trained so",
+        )
+
+
+def _check_llama_config(config: object) -> None:
+    what = "the LlamaConfig"
+    _check_common(config, what)
+    rope = dict(config.rope_parameters or {})
+    if rope.get("rope_type", "default") != "default":
+        _refuse(
+            what,
+            f"RoPE scaling rope_parameters={rope}",
+            "this model rotates with the plain frequencies base^(-2i/head_dim): use rope_type 'default', "
+            "or a checkpoint trained without scaling",
+        )
+    extra = sorted(set(rope) - {"rope_type", "rope_theta"})
+    if extra:
+        _refuse(what, f"the rope_parameters {extra}", "only rope_type 'default' and rope_theta are read")
+    if config.attention_bias:
+        _refuse(what, "attention_bias=True (biases in q/k/v/o_proj)", "this model's attention has no biases")
+    if config.mlp_bias:
+        _refuse(what, "mlp_bias=True (biases in the MLP)", "this model's SwiGLU has no biases")
+    if config.hidden_act != "silu":
+        _refuse(what, f"hidden_act={config.hidden_act!r}", "this model's SwiGLU gates with SiLU ('silu')")
+
+
+def _check_gpt2_config(config: object) -> None:
+    what = "the GPT2Config"
+    _check_common(config, what)
+    if config.add_cross_attention:
+        _refuse(what, "add_cross_attention=True", "this model is decoder-only, without cross-attention")
+    if config.activation_function not in ("gelu_new", "gelu_pytorch_tanh"):
+        _refuse(
+            what,
+            f"activation_function={config.activation_function!r}",
+            "this model's feed-forward network uses the tanh GELU ('gelu_new')",
+        )
+    if not config.scale_attn_weights:
+        _refuse(what, "scale_attn_weights=False", "this model divides the scores by sqrt(d_head), as GPT-2 does")
+    if config.scale_attn_by_inverse_layer_idx:
+        _refuse(
+            what,
+            "scale_attn_by_inverse_layer_idx=True (scores divided by the layer number)",
+            "this model scales every layer's scores by 1/sqrt(d_head) only",
+        )
+    if config.reorder_and_upcast_attn:
+        _refuse(what, "reorder_and_upcast_attn=True", "build the model with reorder_and_upcast_attn=False")
+    dropouts = {"resid_pdrop": config.resid_pdrop, "embd_pdrop": config.embd_pdrop, "attn_pdrop": config.attn_pdrop}
+    if len(set(dropouts.values())) > 1:
+        _refuse(what, f"unequal dropouts {dropouts}", "this model takes one dropout probability: set all three equal")

@@ -1,0 +1,189 @@
+"""GPT-2: chapter 11's decoder-only model with the choices OpenAI made in 2019.
+
+The same plan as [`CharTransformer`][tutorial_code.language_model.CharTransformer]:
+token embeddings plus learned positions, pre-norm layers with causal self-attention, a
+final LayerNorm and an output layer. GPT-2's choices: a GELU feed-forward network (the
+tanh approximation), biases everywhere, dropout at the embeddings, the attention weights
+and both residual branches, and weight tying: the output layer reuses the embedding table.
+
+Shape letters: B = batch size, T = sequence length, V = vocabulary size,
+d_model = width of a token vector, d_ff = width of the hidden layer.
+"""
+
+# --8<-- [start:imports]
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tutorial_code.grouped_query import GroupedQueryAttention, KVCache
+from tutorial_code.layer_norm import LayerNorm
+from tutorial_code.positional import LearnedPositionalEncoding
+from tutorial_code.validation import check_token_ids, check_width
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:gelu_feed_forward]
+class GELUFeedForward(nn.Module):
+    """Chapter 7's feed-forward network with GELU in place of ReLU: `linear2(gelu(linear1(x)))`.
+
+    GELU weighs each input by the chance that a standard normal variable is below it; GPT-2
+    uses its tanh approximation (`gelu_new` in transformers).
+
+    Args:
+        d_model: Width of the token vectors.
+        d_ff: Width of the hidden layer.
+
+    Shape:
+        - x: (..., d_model)
+        - output: the same shape as `x`
+
+    Examples:
+        >>> GELUFeedForward(d_model=8, d_ff=32)(torch.randn(2, 5, 8)).shape
+        torch.Size([2, 5, 8])
+    """
+
+    def __init__(self, d_model: int, d_ff: int) -> None:
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the transformed token vectors, same shape as `x`."""
+        check_width(x, self.linear1.in_features, dims=None)
+        return self.linear2(F.gelu(self.linear1(x), approximate="tanh"))  # (..., d_model)
+
+
+# --8<-- [end:gelu_feed_forward]
+
+
+# --8<-- [start:gpt2_block]
+class GPT2Block(nn.Module):
+    """One GPT-2 layer: `x + attention(norm1(x))`, then `x + feed_forward(norm2(x))`.
+
+    The attention is ordinary multi-head attention with biases and no rotation:
+    [`GroupedQueryAttention`][tutorial_code.grouped_query.GroupedQueryAttention] with as
+    many key/value heads as query heads.
+
+    Args:
+        d_model: Width of the token vectors.
+        num_heads: Attention heads; must divide `d_model`.
+        d_ff: Hidden width of the feed-forward network.
+        eps: The LayerNorms' eps. Defaults to 1e-5.
+        dropout: Dropout on the attention weights and on both residual branches.
+            Defaults to 0.0.
+
+    Shape:
+        - x: (B, n, d_model)
+        - padding_mask: (B, t + n) boolean, `True` = a real token
+        - output: (B, n, d_model)
+
+    Examples:
+        >>> GPT2Block(d_model=32, num_heads=4, d_ff=128)(torch.randn(2, 5, 32)).shape
+        torch.Size([2, 5, 32])
+    """
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, eps: float = 1e-5, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.norm1 = LayerNorm(d_model, eps)
+        self.attention = GroupedQueryAttention(d_model, num_heads, rope_base=None, bias=True, dropout=dropout)
+        self.norm2 = LayerNorm(d_model, eps)
+        self.feed_forward = GELUFeedForward(d_model, d_ff)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        padding_mask: torch.Tensor | None = None,
+        cache: KVCache | None = None,
+    ) -> torch.Tensor:
+        """Return the updated token vectors, same shape as `x`."""
+        x = x + self.dropout(self.attention(self.norm1(x), padding_mask, cache))
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
+# --8<-- [end:gpt2_block]
+
+
+# --8<-- [start:gpt2_model]
+class GPT2Model(nn.Module):
+    """Token ids to next-token logits, as GPT-2 computes them.
+
+    Args:
+        vocab_size: Number of tokens V (50257 for OpenAI's GPT-2).
+        d_model: Width of the token vectors (768 for the smallest GPT-2).
+        num_layers: Number of blocks (12).
+        num_heads: Attention heads per block (12).
+        d_ff: Hidden width of the feed-forward networks. Defaults to `4 * d_model`.
+        max_len: Longest sequence, the rows of the position table. Defaults to 1024.
+        eps: The LayerNorms' eps. Defaults to 1e-5.
+        dropout: Dropout after the embeddings, on the attention weights and on the residual
+            branches. Defaults to 0.0 (GPT-2 trained with 0.1).
+        tie_embeddings: Use the embedding table as the output layer's weight. Defaults to
+            True, as in GPT-2.
+
+    Raises:
+        ValueError: In `forward`, if the cached and new positions together exceed `max_len`.
+
+    Shape:
+        - tokens: (B, n) token ids, the n positions after the t in `cache` (t = 0 without)
+        - padding_mask: (B, t + n) boolean, `True` = a real token; pad on the right
+        - output: logits (B, n, V)
+
+    Examples:
+        >>> model = GPT2Model(vocab_size=50, d_model=32, num_layers=2, num_heads=4, max_len=16)
+        >>> model(torch.zeros(2, 5, dtype=torch.long)).shape
+        torch.Size([2, 5, 50])
+        >>> model.output.weight is model.embedding.weight  # tied
+        True
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        num_layers: int,
+        num_heads: int,
+        d_ff: int | None = None,
+        max_len: int = 1024,
+        eps: float = 1e-5,
+        dropout: float = 0.0,
+        tie_embeddings: bool = True,
+    ) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.positions = LearnedPositionalEncoding(d_model, max_len)
+        self.dropout = nn.Dropout(dropout)
+        self.layers = nn.ModuleList(
+            GPT2Block(d_model, num_heads, d_ff or 4 * d_model, eps, dropout) for _ in range(num_layers)
+        )
+        self.final_norm = LayerNorm(d_model, eps)
+        self.output = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_embeddings:
+            self.output.weight = self.embedding.weight  # one (V, d_model) matrix, two uses
+
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        padding_mask: torch.Tensor | None = None,
+        cache: list[KVCache] | None = None,
+    ) -> torch.Tensor:
+        """Return the logits (B, n, V); with `cache`, `tokens` continue the cached positions."""
+        check_token_ids(tokens, self.embedding.num_embeddings)
+        caches = [None] * len(self.layers) if cache is None else cache
+        t, n = (0 if cache is None else cache[0].length), tokens.size(1)
+        max_len = self.positions.table.size(0)
+        if t + n > max_len:
+            raise ValueError(f"{t} cached and {n} new positions exceed max_len={max_len} of the position table")
+        x = self.embedding(tokens) + self.positions.table[t : t + n]  # (B, n, d_model)
+        x = self.dropout(x)
+        for layer, layer_cache in zip(self.layers, caches, strict=True):
+            x = layer(x, padding_mask, layer_cache)
+        return self.output(self.final_norm(x))  # (B, n, V)
+
+    def new_cache(self) -> list[KVCache]:
+        """An empty [`KVCache`][tutorial_code.grouped_query.KVCache] for every layer."""
+        return [KVCache() for _ in self.layers]
+
+
+# --8<-- [end:gpt2_model]

@@ -1,0 +1,210 @@
+"""Grouped-query attention: many query heads share a few key/value heads.
+
+In [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] every head has
+its own queries, keys and values. During generation the keys and values of every past
+position are kept (chapter 12's KV cache), and with h heads that cache holds
+2 x layers x B x h x T x d_head numbers. Grouped-query attention keeps `num_kv_heads`
+key/value heads and lets `num_heads / num_kv_heads` query heads read each of them: the
+cache shrinks by that factor. `num_kv_heads == num_heads` is ordinary multi-head
+attention, `num_kv_heads == 1` is multi-query attention. Llama 2 70B and later Llama,
+Mistral and Qwen models use it.
+
+Shape letters: B = batch size, T = sequence length (n new positions after t cached ones),
+d_model = width of a token vector, h = `num_heads`, h_kv = `num_kv_heads`,
+d_head = width of one head.
+"""
+
+# --8<-- [start:imports]
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from tutorial_code.attention import scaled_dot_product_attention
+from tutorial_code.masks import causal_mask
+from tutorial_code.multi_head import combine_heads, split_heads
+from tutorial_code.rotary import PAIRINGS, apply_rotary
+from tutorial_code.validation import check_counts, check_width
+
+# --8<-- [end:imports]
+
+
+# --8<-- [start:kv_cache]
+@dataclass
+class KVCache:
+    """One attention layer's keys and values of every position processed so far.
+
+    A model keeps one per layer (for example `LlamaModel.new_cache()`). Unlike chapter 12's
+    [`KVCache`][tutorial_code.language_model.KVCache], which holds every layer, this one
+    belongs to a single layer, and it can report its size.
+
+    Attributes:
+        keys: (B, h_kv, t, d_head), rotated already; None before the first call.
+        values: (B, h_kv, t, d_head); None before the first call.
+
+    Examples:
+        >>> cache = KVCache()
+        >>> K, V = cache.append(torch.zeros(2, 1, 3, 4), torch.zeros(2, 1, 3, 4))
+        >>> cache.length, cache.nbytes  # 2 tensors x 2 x 1 x 3 x 4 float32 numbers
+        (3, 192)
+    """
+
+    keys: torch.Tensor | None = None
+    values: torch.Tensor | None = None
+
+    @property
+    def length(self) -> int:
+        """How many positions the cache holds: the position of the next token."""
+        return 0 if self.keys is None else self.keys.size(2)
+
+    @property
+    def nbytes(self) -> int:
+        """Memory of the cached keys and values, in bytes."""
+        return sum(t.nbytes for t in (self.keys, self.values) if t is not None)
+
+    def append(self, K: torch.Tensor, V: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Add the keys and values of n new positions; return those of all t + n positions."""
+        if self.keys is not None:
+            K = torch.cat([self.keys, K], dim=2)  # (B, h_kv, t + n, d_head)
+            V = torch.cat([self.values, V], dim=2)
+        self.keys, self.values = K, V
+        return K, V
+
+
+# --8<-- [end:kv_cache]
+
+
+# --8<-- [start:grouped_query_attention]
+class GroupedQueryAttention(nn.Module):
+    """Causal self-attention in which groups of query heads share one key/value head.
+
+    Query head i reads key/value head `i // (num_heads // num_kv_heads)`, as in Llama
+    (transformers' `repeat_kv`). With `rope_base` set, queries and keys (never values) are
+    rotated by their positions ([`apply_rotary`][tutorial_code.rotary.apply_rotary]).
+
+    Args:
+        d_model: Width of the token vectors.
+        num_heads: Number of query heads h.
+        num_kv_heads: Number of key/value heads h_kv; must divide `num_heads`. Defaults to
+            `num_heads` (multi-head attention); 1 is multi-query attention.
+        head_dim: Width of one head. Defaults to `d_model // num_heads`.
+        rope_base: The base of the rotary frequencies, or None for no rotation (positions
+            must then come from elsewhere, as in GPT-2). Defaults to 10000.0.
+        rope_pairing: `"half"` (Llama, transformers) or `"interleaved"` (RoFormer).
+            Defaults to `"half"`.
+        bias: Whether the four projections have biases. Defaults to False, as in Llama.
+        dropout: Dropout probability on the attention weights. Defaults to 0.0.
+
+    Raises:
+        ValueError: If `num_kv_heads` does not divide `num_heads`, or `d_model` is not
+            divisible by `num_heads` and no `head_dim` is given.
+
+    Shape:
+        - x: (B, n, d_model), the n newest positions
+        - padding_mask: (B, t + n) boolean, `True` = a real token, over the cached and the
+          new positions
+        - output: (B, n, d_model)
+
+    Examples:
+        >>> attention = GroupedQueryAttention(d_model=32, num_heads=4, num_kv_heads=2)
+        >>> attention(torch.randn(2, 5, 32)).shape, attention.W_K.weight.shape
+        (torch.Size([2, 5, 32]), torch.Size([16, 32]))
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        num_kv_heads: int | None = None,
+        head_dim: int | None = None,
+        rope_base: float | None = 10000.0,
+        rope_pairing: str = "half",
+        bias: bool = False,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+        _check_heads(d_model, num_heads, num_kv_heads, head_dim, rope_base, rope_pairing)
+        self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
+        self.head_dim = head_dim or d_model // num_heads
+        self.rope_base, self.rope_pairing = rope_base, rope_pairing
+        self.W_Q = nn.Linear(d_model, num_heads * self.head_dim, bias=bias)
+        self.W_K = nn.Linear(d_model, num_kv_heads * self.head_dim, bias=bias)  # fewer heads
+        self.W_V = nn.Linear(d_model, num_kv_heads * self.head_dim, bias=bias)  # fewer heads
+        self.W_O = nn.Linear(num_heads * self.head_dim, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        padding_mask: torch.Tensor | None = None,
+        cache: KVCache | None = None,
+    ) -> torch.Tensor:
+        """Attend from the n positions of `x` to themselves and to the t cached ones."""
+        check_width(x, self.d_model)
+        t = 0 if cache is None else cache.length  # positions already seen
+        Q = split_heads(self.W_Q(x), self.num_heads)  # (B, h, n, d_head)
+        K = split_heads(self.W_K(x), self.num_kv_heads)  # (B, h_kv, n, d_head)
+        V = split_heads(self.W_V(x), self.num_kv_heads)  # (B, h_kv, n, d_head): never rotated
+        if self.rope_base is not None:  # position t + i turns row i
+            Q = apply_rotary(Q, t, self.rope_base, self.rope_pairing)
+            K = apply_rotary(K, t, self.rope_base, self.rope_pairing)
+        if cache is not None:
+            K, V = cache.append(K, V)  # (B, h_kv, t + n, d_head)
+        group = self.num_heads // self.num_kv_heads  # query heads per key/value head
+        K = K.repeat_interleave(group, dim=1)  # (B, h, t + n, d_head)
+        V = V.repeat_interleave(group, dim=1)
+        mask = self.allowed(x.size(1), t, padding_mask, x.device)
+        dropout_p = self.dropout.p if self.training else 0.0
+        heads, _ = scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
+        return self.W_O(combine_heads(heads))  # (B, n, d_model)
+
+    @staticmethod
+    def allowed(
+        n: int,
+        t: int,
+        padding_mask: torch.Tensor | None,
+        device: torch.device,
+    ) -> torch.Tensor:
+        """Which of the t + n keys each of the n new queries may see: (n, t + n) or (B, 1, n, t + n)."""
+        allowed = causal_mask(t + n, device=device)[t:]  # rows t .. t+n-1 of the causal mask
+        if padding_mask is None:
+            return allowed
+        if padding_mask.dtype != torch.bool:
+            raise TypeError(
+                f"padding_mask must be boolean (True = a real token), got dtype {padding_mask.dtype}; "
+                "for a 0/1 attention_mask of transformers pass attention_mask.bool()"
+            )
+        if padding_mask.dim() != 2 or padding_mask.size(1) != t + n:
+            raise ValueError(
+                f"padding_mask must have shape (B, {t + n}): one entry per cached and new position, "
+                f"got shape {tuple(padding_mask.shape)}"
+            )
+        return allowed & padding_mask[:, None, None, :]  # (B, 1, n, t + n)
+
+
+# --8<-- [end:grouped_query_attention]
+
+
+def _check_heads(
+    d_model: int,
+    num_heads: int,
+    num_kv_heads: int,
+    head_dim: int | None,
+    rope_base: float | None,
+    rope_pairing: str,
+) -> None:
+    check_counts(d_model=d_model, num_heads=num_heads, num_kv_heads=num_kv_heads)
+    if num_heads % num_kv_heads:
+        raise ValueError(
+            f"num_kv_heads={num_kv_heads} must divide num_heads={num_heads}: "
+            "each key/value head serves the same number of query heads"
+        )
+    if head_dim is None and d_model % num_heads:
+        raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}; give head_dim explicitly")
+    if head_dim is not None:
+        check_counts(head_dim=head_dim)
+    if rope_base is not None and (head_dim or d_model // num_heads) % 2:
+        raise ValueError(f"rotary positions need an even head_dim, got {head_dim or d_model // num_heads}")
+    if rope_pairing not in PAIRINGS:
+        raise ValueError(f"rope_pairing must be 'half' or 'interleaved', got {rope_pairing!r}")
