@@ -177,7 +177,6 @@ NOT_YET = {
     "kv_cache",
     "language_model",
     "local_attention",
-    "multi_head_attention",
     "training",
     "troubleshooting",
     "where_to_go_next",
