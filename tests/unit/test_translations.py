@@ -170,7 +170,6 @@ def _positions(text: str, form: str) -> list[int]:
 NOT_YET = {
     "best_practices",
     "checking_against_pytorch",
-    "dynamic_weights",
     "encoder_decoder",
     "feed_forward_and_norm",
     "index",
