@@ -1,14 +1,14 @@
 """Copy the weights of Hugging Face `transformers` models into this site's Llama and GPT-2.
 
 `transformers` is the field's reference implementation of these models. If this site's
-[`LlamaModel`][tutorial_code.llama.LlamaModel] and [`GPT2Model`][tutorial_code.gpt2.GPT2Model]
-give the same logits as `LlamaForCausalLM` and `GPT2LMHeadModel` holding the same weights,
-they compute the same function, and every checkpoint saved in `transformers`' format runs
-in them.
+[`LlamaModel`][tutorial_code.llama.LlamaModel] and
+[`GPT2Model`][tutorial_code.gpt2.GPT2Model] give the same logits as `LlamaForCausalLM`
+and `GPT2LMHeadModel` holding the same weights, they compute the same function, and
+every checkpoint saved in `transformers`' format runs in them.
 
-The converters refuse, with a `ValueError` that names the setting, any configuration whose
-computation this site's models do not reproduce (RoPE scaling, biases, sliding windows,
-other activations, ...), rather than return a model that differs silently.
+The converters refuse, with a `ValueError` that names the setting, any configuration
+whose computation this site's models do not reproduce (RoPE scaling, biases, sliding
+windows, other activations, ...), rather than return a model that differs silently.
 
 `transformers` is imported only when a converter is called: the rest of `tutorial_code`
 works without it. Install the version pinned in `requirements.txt`.
@@ -42,32 +42,37 @@ def _refuse(what: str, setting: str, fix: str) -> None:
 
 # --8<-- [start:llama_from_transformers]
 def llama_from_transformers(model: nn.Module) -> LlamaModel:
-    """A [`LlamaModel`][tutorial_code.llama.LlamaModel] holding the weights of a `LlamaForCausalLM`.
+    """This site's [`LlamaModel`][tutorial_code.llama.LlamaModel], weights copied.
 
-    The two modules name their parts differently: `q_proj` is `W_Q`, `input_layernorm` is
-    `attention_norm`, `mlp.gate_proj` is `feed_forward.gate`, `lm_head` is `output`. Both
-    rotate queries and keys with the `rotate_half` pairing, so the projections copy
+    It holds the weights of `model`, a `transformers.LlamaForCausalLM`.
+
+    The two modules name their parts differently: `q_proj` is `W_Q`, `input_layernorm`
+    is `attention_norm`, `mlp.gate_proj` is `feed_forward.gate`, `lm_head` is `output`.
+    Both rotate queries and keys with the `rotate_half` pairing, so the projections copy
     unchanged.
 
     Args:
-        model: A `transformers.LlamaForCausalLM`, for example from `from_pretrained(folder)`.
+        model: A `transformers.LlamaForCausalLM`, for example from
+            `from_pretrained(folder)`.
 
     Returns:
-        A new model, float32, in the training mode of `model`, whose logits equal `model`'s
-        (`model(ids, attention_mask=mask).logits` against `ours(ids, mask.bool())`).
+        A new model, float32, in the training mode of `model`, whose logits equal
+        `model`'s: `ours(ids, mask.bool())` gives
+        `model(ids, attention_mask=mask).logits`.
 
     Raises:
         ImportError: If `transformers` is not installed.
         TypeError: If `model` is not a `LlamaForCausalLM`.
-        ValueError: If its configuration asks for a computation this model does not have:
-            RoPE scaling, biases, a sliding window, an activation other than SiLU, quantized
-            weights.
+        ValueError: If its configuration asks for a computation this model does not
+            have: RoPE scaling, biases, a sliding window, an activation other than SiLU,
+            quantized weights.
 
     Examples:
         >>> import torch
         >>> from transformers import LlamaConfig, LlamaForCausalLM
-        >>> config = LlamaConfig(vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        ...                      num_attention_heads=4, num_key_value_heads=2, bos_token_id=0, eos_token_id=1)
+        >>> config = LlamaConfig(vocab_size=50, hidden_size=32, intermediate_size=64,
+        ...                      num_hidden_layers=2, num_attention_heads=4,
+        ...                      num_key_value_heads=2, bos_token_id=0, eos_token_id=1)
         >>> theirs = LlamaForCausalLM(config).eval()
         >>> ours = llama_from_transformers(theirs)
         >>> ids = torch.tensor([[3, 1, 4, 1, 5]])
@@ -76,8 +81,7 @@ def llama_from_transformers(model: nn.Module) -> LlamaModel:
     """
     transformers = _import_transformers()
     if not isinstance(model, transformers.LlamaForCausalLM):
-        hint = "; load it with LlamaForCausalLM, which adds the output layer" if _is_base(model, "Llama") else ""
-        raise TypeError(f"model must be a transformers LlamaForCausalLM, got {type(model).__name__}{hint}")
+        raise TypeError(_wrong_class(model, "LlamaForCausalLM", "LlamaModel"))
     config = model.config
     _check_llama_config(config)
     ours = LlamaModel(
@@ -93,20 +97,23 @@ def llama_from_transformers(model: nn.Module) -> LlamaModel:
         tie_embeddings=bool(config.tie_word_embeddings),
         attention_dropout=float(config.attention_dropout or 0.0),
     )
-    weights = {"embedding.weight": "model.embed_tokens.weight", "final_norm.weight": "model.norm.weight"}
-    weights["output.weight"] = "lm_head.weight"
+    weights = {  # this site's name: transformers' name
+        "embedding.weight": "model.embed_tokens.weight",
+        "final_norm.weight": "model.norm.weight",
+        "output.weight": "lm_head.weight",
+    }
     for i in range(config.num_hidden_layers):
-        theirs, mine = f"model.layers.{i}.", f"layers.{i}."
+        hf, mine = f"model.layers.{i}.", f"layers.{i}."
         weights |= {
-            f"{mine}attention_norm.weight": f"{theirs}input_layernorm.weight",
-            f"{mine}attention.W_Q.weight": f"{theirs}self_attn.q_proj.weight",
-            f"{mine}attention.W_K.weight": f"{theirs}self_attn.k_proj.weight",
-            f"{mine}attention.W_V.weight": f"{theirs}self_attn.v_proj.weight",
-            f"{mine}attention.W_O.weight": f"{theirs}self_attn.o_proj.weight",
-            f"{mine}feed_forward_norm.weight": f"{theirs}post_attention_layernorm.weight",
-            f"{mine}feed_forward.gate.weight": f"{theirs}mlp.gate_proj.weight",
-            f"{mine}feed_forward.up.weight": f"{theirs}mlp.up_proj.weight",
-            f"{mine}feed_forward.down.weight": f"{theirs}mlp.down_proj.weight",
+            f"{mine}attention_norm.weight": f"{hf}input_layernorm.weight",
+            f"{mine}attention.W_Q.weight": f"{hf}self_attn.q_proj.weight",
+            f"{mine}attention.W_K.weight": f"{hf}self_attn.k_proj.weight",
+            f"{mine}attention.W_V.weight": f"{hf}self_attn.v_proj.weight",
+            f"{mine}attention.W_O.weight": f"{hf}self_attn.o_proj.weight",
+            f"{mine}feed_forward_norm.weight": f"{hf}post_attention_layernorm.weight",
+            f"{mine}feed_forward.gate.weight": f"{hf}mlp.gate_proj.weight",
+            f"{mine}feed_forward.up.weight": f"{hf}mlp.up_proj.weight",
+            f"{mine}feed_forward.down.weight": f"{hf}mlp.down_proj.weight",
         }
     _copy(model, ours, weights)
     return ours.train(model.training)
@@ -117,31 +124,36 @@ def llama_from_transformers(model: nn.Module) -> LlamaModel:
 
 # --8<-- [start:gpt2_from_transformers]
 def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
-    """A [`GPT2Model`][tutorial_code.gpt2.GPT2Model] holding the weights of a `GPT2LMHeadModel`.
+    """This site's [`GPT2Model`][tutorial_code.gpt2.GPT2Model], weights copied.
+
+    It holds the weights of `model`, a `transformers.GPT2LMHeadModel`.
 
     GPT-2 stores its projections as `Conv1D` layers, whose weight is the transpose of an
     `nn.Linear`'s ((in, out) instead of (out, in)), and computes W_Q, W_K and W_V in one
     `c_attn` of width 3 * d_model: the converter transposes and splits them.
 
     Args:
-        model: A `transformers.GPT2LMHeadModel`, for example from `from_pretrained(folder)`.
+        model: A `transformers.GPT2LMHeadModel`, for example from
+            `from_pretrained(folder)`.
 
     Returns:
-        A new model, float32, in the training mode of `model`, whose logits equal `model`'s
-        (`model(ids, attention_mask=mask).logits` against `ours(ids, mask.bool())`).
+        A new model, float32, in the training mode of `model`, whose logits equal
+        `model`'s: `ours(ids, mask.bool())` gives
+        `model(ids, attention_mask=mask).logits`.
 
     Raises:
         ImportError: If `transformers` is not installed.
         TypeError: If `model` is not a `GPT2LMHeadModel`.
-        ValueError: If its configuration asks for a computation this model does not have:
-            cross-attention, other attention scalings, `reorder_and_upcast_attn`, an
-            activation other than the tanh GELU, unequal dropouts, quantized weights.
+        ValueError: If its configuration asks for a computation this model does not
+            have: cross-attention, other attention scalings,
+            `reorder_and_upcast_attn`, an activation other than the tanh GELU, unequal
+            dropouts, quantized weights.
 
     Examples:
         >>> import torch
         >>> from transformers import GPT2Config, GPT2LMHeadModel
-        >>> config = GPT2Config(vocab_size=50, n_embd=32, n_layer=2, n_head=4, n_positions=16,
-        ...                     bos_token_id=0, eos_token_id=1)
+        >>> config = GPT2Config(vocab_size=50, n_embd=32, n_layer=2, n_head=4,
+        ...                     n_positions=16, bos_token_id=0, eos_token_id=1)
         >>> theirs = GPT2LMHeadModel(config).eval()
         >>> ours = gpt2_from_transformers(theirs)
         >>> ids = torch.tensor([[3, 1, 4, 1, 5]])
@@ -150,8 +162,7 @@ def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
     """
     transformers = _import_transformers()
     if not isinstance(model, transformers.GPT2LMHeadModel):
-        hint = "; load it with GPT2LMHeadModel, which adds the output layer" if _is_base(model, "GPT2") else ""
-        raise TypeError(f"model must be a transformers GPT2LMHeadModel, got {type(model).__name__}{hint}")
+        raise TypeError(_wrong_class(model, "GPT2LMHeadModel", "GPT2Model"))
     config = model.config
     _check_gpt2_config(config)
     d_model = config.n_embd
@@ -175,27 +186,27 @@ def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
         "output.weight": state["lm_head.weight"],
     }
     for i in range(config.n_layer):
-        theirs, mine = f"transformer.h.{i}.", f"layers.{i}."
+        hf, mine = f"transformer.h.{i}.", f"layers.{i}."
         # Conv1D weights are (in, out): transpose to nn.Linear's (out, in).
-        W_Q, W_K, W_V = state[f"{theirs}attn.c_attn.weight"].T.split(d_model, dim=0)
-        b_Q, b_K, b_V = state[f"{theirs}attn.c_attn.bias"].split(d_model)
+        W_Q, W_K, W_V = state[f"{hf}attn.c_attn.weight"].T.split(d_model, dim=0)
+        b_Q, b_K, b_V = state[f"{hf}attn.c_attn.bias"].split(d_model)
         weights |= {
-            f"{mine}norm1.weight": state[f"{theirs}ln_1.weight"],
-            f"{mine}norm1.bias": state[f"{theirs}ln_1.bias"],
+            f"{mine}norm1.weight": state[f"{hf}ln_1.weight"],
+            f"{mine}norm1.bias": state[f"{hf}ln_1.bias"],
             f"{mine}attention.W_Q.weight": W_Q,
             f"{mine}attention.W_K.weight": W_K,
             f"{mine}attention.W_V.weight": W_V,
             f"{mine}attention.W_Q.bias": b_Q,
             f"{mine}attention.W_K.bias": b_K,
             f"{mine}attention.W_V.bias": b_V,
-            f"{mine}attention.W_O.weight": state[f"{theirs}attn.c_proj.weight"].T,
-            f"{mine}attention.W_O.bias": state[f"{theirs}attn.c_proj.bias"],
-            f"{mine}norm2.weight": state[f"{theirs}ln_2.weight"],
-            f"{mine}norm2.bias": state[f"{theirs}ln_2.bias"],
-            f"{mine}feed_forward.linear1.weight": state[f"{theirs}mlp.c_fc.weight"].T,
-            f"{mine}feed_forward.linear1.bias": state[f"{theirs}mlp.c_fc.bias"],
-            f"{mine}feed_forward.linear2.weight": state[f"{theirs}mlp.c_proj.weight"].T,
-            f"{mine}feed_forward.linear2.bias": state[f"{theirs}mlp.c_proj.bias"],
+            f"{mine}attention.W_O.weight": state[f"{hf}attn.c_proj.weight"].T,
+            f"{mine}attention.W_O.bias": state[f"{hf}attn.c_proj.bias"],
+            f"{mine}norm2.weight": state[f"{hf}ln_2.weight"],
+            f"{mine}norm2.bias": state[f"{hf}ln_2.bias"],
+            f"{mine}feed_forward.linear1.weight": state[f"{hf}mlp.c_fc.weight"].T,
+            f"{mine}feed_forward.linear1.bias": state[f"{hf}mlp.c_fc.bias"],
+            f"{mine}feed_forward.linear2.weight": state[f"{hf}mlp.c_proj.weight"].T,
+            f"{mine}feed_forward.linear2.bias": state[f"{hf}mlp.c_proj.bias"],
         }
     ours.load_state_dict({name: tensor.float() for name, tensor in weights.items()})
     return ours.train(model.training)
@@ -210,9 +221,11 @@ def _copy(source: nn.Module, target: nn.Module, names: dict[str, str]) -> None:
     target.load_state_dict({mine: state[theirs].float() for mine, theirs in names.items()})
 
 
-def _is_base(model: object, family: str) -> bool:
-    """Whether `model` is a transformers model of `family` without its language-model head."""
-    return type(model).__name__ in (f"{family}Model", f"{family}PreTrainedModel")
+def _wrong_class(model: object, wanted: str, base: str) -> str:
+    """The message for a model of another class; a hint when it is the family's model without its head."""
+    got = type(model).__name__
+    hint = f"; load it with {wanted}, which adds the output layer" if got == base else ""
+    return f"model must be a transformers {wanted}, got {got}{hint}"
 
 
 def _check_common(config: object, what: str) -> None:

@@ -4,7 +4,8 @@ The same plan as [`CharTransformer`][tutorial_code.language_model.CharTransforme
 token embeddings plus learned positions, pre-norm layers with causal self-attention, a
 final LayerNorm and an output layer. GPT-2's choices: a GELU feed-forward network (the
 tanh approximation), biases everywhere, dropout at the embeddings, the attention weights
-and both residual branches, and weight tying: the output layer reuses the embedding table.
+and both residual branches, and weight tying: the output layer reuses the embedding
+table.
 
 Shape letters: B = batch size, T = sequence length, V = vocabulary size,
 d_model = width of a token vector, d_ff = width of the hidden layer.
@@ -25,10 +26,10 @@ from tutorial_code.validation import check_token_ids, check_width
 
 # --8<-- [start:gelu_feed_forward]
 class GELUFeedForward(nn.Module):
-    """Chapter 7's feed-forward network with GELU in place of ReLU: `linear2(gelu(linear1(x)))`.
+    """Chapter 7's feed-forward network with GELU for ReLU: `linear2(gelu(linear1(x)))`.
 
-    GELU weighs each input by the chance that a standard normal variable is below it; GPT-2
-    uses its tanh approximation (`gelu_new` in transformers).
+    GELU weighs each input by the chance that a standard normal variable is below it;
+    GPT-2 uses its tanh approximation (`gelu_new` in transformers).
 
     Args:
         d_model: Width of the token vectors.
@@ -51,7 +52,8 @@ class GELUFeedForward(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return the transformed token vectors, same shape as `x`."""
         check_width(x, self.linear1.in_features, dims=None)
-        return self.linear2(F.gelu(self.linear1(x), approximate="tanh"))  # (..., d_model)
+        hidden = F.gelu(self.linear1(x), approximate="tanh")  # (..., d_ff)
+        return self.linear2(hidden)  # (..., d_model)
 
 
 # --8<-- [end:gelu_feed_forward]
@@ -83,10 +85,23 @@ class GPT2Block(nn.Module):
         torch.Size([2, 5, 32])
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, eps: float = 1e-5, dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        eps: float = 1e-5,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         self.norm1 = LayerNorm(d_model, eps)
-        self.attention = GroupedQueryAttention(d_model, num_heads, rope_base=None, bias=True, dropout=dropout)
+        self.attention = GroupedQueryAttention(
+            d_model,
+            num_heads,
+            rope_base=None,  # no rotation: positions were added to the embeddings
+            bias=True,
+            dropout=dropout,
+        )
         self.norm2 = LayerNorm(d_model, eps)
         self.feed_forward = GELUFeedForward(d_model, d_ff)
         self.dropout = nn.Dropout(dropout)
@@ -117,21 +132,23 @@ class GPT2Model(nn.Module):
         d_ff: Hidden width of the feed-forward networks. Defaults to `4 * d_model`.
         max_len: Longest sequence, the rows of the position table. Defaults to 1024.
         eps: The LayerNorms' eps. Defaults to 1e-5.
-        dropout: Dropout after the embeddings, on the attention weights and on the residual
-            branches. Defaults to 0.0 (GPT-2 trained with 0.1).
-        tie_embeddings: Use the embedding table as the output layer's weight. Defaults to
-            True, as in GPT-2.
+        dropout: Dropout after the embeddings, on the attention weights and on the
+            residual branches. Defaults to 0.0 (GPT-2 trained with 0.1).
+        tie_embeddings: Use the embedding table as the output layer's weight. Defaults
+            to True, as in GPT-2.
 
     Raises:
-        ValueError: In `forward`, if the cached and new positions together exceed `max_len`.
+        ValueError: In `forward`, if the cached and new positions together exceed
+            `max_len`.
 
     Shape:
-        - tokens: (B, n) token ids, the n positions after the t in `cache` (t = 0 without)
+        - tokens: (B, n) token ids, the n positions after the t in `cache` (t = 0
+          without)
         - padding_mask: (B, t + n) boolean, `True` = a real token; pad on the right
         - output: logits (B, n, V)
 
     Examples:
-        >>> model = GPT2Model(vocab_size=50, d_model=32, num_layers=2, num_heads=4, max_len=16)
+        >>> model = GPT2Model(50, d_model=32, num_layers=2, num_heads=4, max_len=16)
         >>> model(torch.zeros(2, 5, dtype=torch.long)).shape
         torch.Size([2, 5, 50])
         >>> model.output.weight is model.embedding.weight  # tied
@@ -154,13 +171,14 @@ class GPT2Model(nn.Module):
         self.embedding = nn.Embedding(vocab_size, d_model)
         self.positions = LearnedPositionalEncoding(d_model, max_len)
         self.dropout = nn.Dropout(dropout)
-        self.layers = nn.ModuleList(
-            GPT2Block(d_model, num_heads, d_ff or 4 * d_model, eps, dropout) for _ in range(num_layers)
-        )
+        d_ff = d_ff or 4 * d_model
+        block = (d_model, num_heads, d_ff, eps, dropout)
+        layers = [GPT2Block(*block) for _ in range(num_layers)]
+        self.layers = nn.ModuleList(layers)
         self.final_norm = LayerNorm(d_model, eps)
         self.output = nn.Linear(d_model, vocab_size, bias=False)
         if tie_embeddings:
-            self.output.weight = self.embedding.weight  # one (V, d_model) matrix, two uses
+            self.output.weight = self.embedding.weight  # one (V, d_model) matrix
 
     def forward(
         self,
@@ -168,13 +186,13 @@ class GPT2Model(nn.Module):
         padding_mask: torch.Tensor | None = None,
         cache: list[KVCache] | None = None,
     ) -> torch.Tensor:
-        """Return the logits (B, n, V); with `cache`, `tokens` continue the cached positions."""
+        """Return the logits (B, n, V); with `cache`, after the cached positions."""
         check_token_ids(tokens, self.embedding.num_embeddings)
         caches = [None] * len(self.layers) if cache is None else cache
         t, n = (0 if cache is None else cache[0].length), tokens.size(1)
         max_len = self.positions.table.size(0)
         if t + n > max_len:
-            raise ValueError(f"{t} cached and {n} new positions exceed max_len={max_len} of the position table")
+            raise ValueError(f"{t} cached and {n} new positions exceed {max_len=}")
         x = self.embedding(tokens) + self.positions.table[t : t + n]  # (B, n, d_model)
         x = self.dropout(x)
         for layer, layer_cache in zip(self.layers, caches, strict=True):

@@ -9,8 +9,8 @@ cache shrinks by that factor. `num_kv_heads == num_heads` is ordinary multi-head
 attention, `num_kv_heads == 1` is multi-query attention. Llama 2 70B and later Llama,
 Mistral and Qwen models use it.
 
-Shape letters: B = batch size, T = sequence length (n new positions after t cached ones),
-d_model = width of a token vector, h = `num_heads`, h_kv = `num_kv_heads`,
+Shape letters: B = batch size, T = sequence length (n new positions after t cached
+ones), d_model = width of a token vector, h = `num_heads`, h_kv = `num_kv_heads`,
 d_head = width of one head.
 """
 
@@ -34,9 +34,9 @@ from tutorial_code.validation import check_counts, check_width
 class KVCache:
     """One attention layer's keys and values of every position processed so far.
 
-    A model keeps one per layer (for example `LlamaModel.new_cache()`). Unlike chapter 12's
-    [`KVCache`][tutorial_code.language_model.KVCache], which holds every layer, this one
-    belongs to a single layer, and it can report its size.
+    A model keeps one per layer (for example `LlamaModel.new_cache()`). Unlike chapter
+    12's [`KVCache`][tutorial_code.language_model.KVCache], which holds every layer,
+    this one belongs to a single layer, and it can report its size.
 
     Attributes:
         keys: (B, h_kv, t, d_head), rotated already; None before the first call.
@@ -62,8 +62,12 @@ class KVCache:
         """Memory of the cached keys and values, in bytes."""
         return sum(t.nbytes for t in (self.keys, self.values) if t is not None)
 
-    def append(self, K: torch.Tensor, V: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Add the keys and values of n new positions; return those of all t + n positions."""
+    def append(
+        self,
+        K: torch.Tensor,
+        V: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Add the keys and values of n new positions; return those of all t + n."""
         if self.keys is not None:
             K = torch.cat([self.keys, K], dim=2)  # (B, h_kv, t + n, d_head)
             V = torch.cat([self.values, V], dim=2)
@@ -79,17 +83,18 @@ class GroupedQueryAttention(nn.Module):
     """Causal self-attention in which groups of query heads share one key/value head.
 
     Query head i reads key/value head `i // (num_heads // num_kv_heads)`, as in Llama
-    (transformers' `repeat_kv`). With `rope_base` set, queries and keys (never values) are
-    rotated by their positions ([`apply_rotary`][tutorial_code.rotary.apply_rotary]).
+    (transformers' `repeat_kv`). With `rope_base` set, queries and keys (never values)
+    are rotated by their positions
+    ([`apply_rotary`][tutorial_code.rotary.apply_rotary]).
 
     Args:
         d_model: Width of the token vectors.
         num_heads: Number of query heads h.
-        num_kv_heads: Number of key/value heads h_kv; must divide `num_heads`. Defaults to
-            `num_heads` (multi-head attention); 1 is multi-query attention.
+        num_kv_heads: Number of key/value heads h_kv; must divide `num_heads`. Defaults
+            to `num_heads` (multi-head attention); 1 is multi-query attention.
         head_dim: Width of one head. Defaults to `d_model // num_heads`.
-        rope_base: The base of the rotary frequencies, or None for no rotation (positions
-            must then come from elsewhere, as in GPT-2). Defaults to 10000.0.
+        rope_base: The base of the rotary frequencies, or None for no rotation
+            (positions must then come from elsewhere, as in GPT-2). Defaults to 10000.0.
         rope_pairing: `"half"` (Llama, transformers) or `"interleaved"` (RoFormer).
             Defaults to `"half"`.
         bias: Whether the four projections have biases. Defaults to False, as in Llama.
@@ -101,8 +106,8 @@ class GroupedQueryAttention(nn.Module):
 
     Shape:
         - x: (B, n, d_model), the n newest positions
-        - padding_mask: (B, t + n) boolean, `True` = a real token, over the cached and the
-          new positions
+        - padding_mask: (B, t + n) boolean, `True` = a real token, over the cached and
+          the new positions
         - output: (B, n, d_model)
 
     Examples:
@@ -124,14 +129,16 @@ class GroupedQueryAttention(nn.Module):
     ) -> None:
         super().__init__()
         num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
-        _check_heads(d_model, num_heads, num_kv_heads, head_dim, rope_base, rope_pairing)
-        self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
-        self.head_dim = head_dim or d_model // num_heads
+        _check_heads(d_model, num_heads, num_kv_heads, head_dim)
+        d_head = head_dim or d_model // num_heads
+        _check_rotary(d_head, rope_base, rope_pairing)
+        self.d_model, self.num_heads = d_model, num_heads
+        self.num_kv_heads, self.head_dim = num_kv_heads, d_head
         self.rope_base, self.rope_pairing = rope_base, rope_pairing
-        self.W_Q = nn.Linear(d_model, num_heads * self.head_dim, bias=bias)
-        self.W_K = nn.Linear(d_model, num_kv_heads * self.head_dim, bias=bias)  # fewer heads
-        self.W_V = nn.Linear(d_model, num_kv_heads * self.head_dim, bias=bias)  # fewer heads
-        self.W_O = nn.Linear(num_heads * self.head_dim, d_model, bias=bias)
+        self.W_Q = nn.Linear(d_model, num_heads * d_head, bias=bias)
+        self.W_K = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)  # fewer heads
+        self.W_V = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)  # fewer heads
+        self.W_O = nn.Linear(num_heads * d_head, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
     def forward(
@@ -145,7 +152,7 @@ class GroupedQueryAttention(nn.Module):
         t = 0 if cache is None else cache.length  # positions already seen
         Q = split_heads(self.W_Q(x), self.num_heads)  # (B, h, n, d_head)
         K = split_heads(self.W_K(x), self.num_kv_heads)  # (B, h_kv, n, d_head)
-        V = split_heads(self.W_V(x), self.num_kv_heads)  # (B, h_kv, n, d_head): never rotated
+        V = split_heads(self.W_V(x), self.num_kv_heads)  # values are never rotated
         if self.rope_base is not None:  # position t + i turns row i
             Q = apply_rotary(Q, t, self.rope_base, self.rope_pairing)
             K = apply_rotary(K, t, self.rope_base, self.rope_pairing)
@@ -166,19 +173,20 @@ class GroupedQueryAttention(nn.Module):
         padding_mask: torch.Tensor | None,
         device: torch.device,
     ) -> torch.Tensor:
-        """Which of the t + n keys each of the n new queries may see: (n, t + n) or (B, 1, n, t + n)."""
-        allowed = causal_mask(t + n, device=device)[t:]  # rows t .. t+n-1 of the causal mask
+        """The keys each new query may see: (n, t + n), or (B, 1, n, t + n) padded."""
+        allowed = causal_mask(t + n, device=device)[t:]  # rows t .. t+n-1 of it
         if padding_mask is None:
             return allowed
         if padding_mask.dtype != torch.bool:
             raise TypeError(
-                f"padding_mask must be boolean (True = a real token), got dtype {padding_mask.dtype}; "
-                "for a 0/1 attention_mask of transformers pass attention_mask.bool()"
+                "padding_mask must be boolean (True = a real token), got dtype "
+                f"{padding_mask.dtype}; for transformers' 0/1 attention_mask pass "
+                "attention_mask.bool()"
             )
         if padding_mask.dim() != 2 or padding_mask.size(1) != t + n:
             raise ValueError(
-                f"padding_mask must have shape (B, {t + n}): one entry per cached and new position, "
-                f"got shape {tuple(padding_mask.shape)}"
+                f"padding_mask must have shape (B, {t + n}): one entry per cached and "
+                f"new position, got shape {tuple(padding_mask.shape)}"
             )
         return allowed & padding_mask[:, None, None, :]  # (B, 1, n, t + n)
 
@@ -186,14 +194,7 @@ class GroupedQueryAttention(nn.Module):
 # --8<-- [end:grouped_query_attention]
 
 
-def _check_heads(
-    d_model: int,
-    num_heads: int,
-    num_kv_heads: int,
-    head_dim: int | None,
-    rope_base: float | None,
-    rope_pairing: str,
-) -> None:
+def _check_heads(d_model: int, num_heads: int, num_kv_heads: int, head_dim: int | None) -> None:
     check_counts(d_model=d_model, num_heads=num_heads, num_kv_heads=num_kv_heads)
     if num_heads % num_kv_heads:
         raise ValueError(
@@ -204,7 +205,10 @@ def _check_heads(
         raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}; give head_dim explicitly")
     if head_dim is not None:
         check_counts(head_dim=head_dim)
-    if rope_base is not None and (head_dim or d_model // num_heads) % 2:
-        raise ValueError(f"rotary positions need an even head_dim, got {head_dim or d_model // num_heads}")
+
+
+def _check_rotary(head_dim: int, rope_base: float | None, rope_pairing: str) -> None:
+    if rope_base is not None and head_dim % 2:
+        raise ValueError(f"rotary positions turn pairs of features: head_dim must be even, got {head_dim}")
     if rope_pairing not in PAIRINGS:
         raise ValueError(f"rope_pairing must be 'half' or 'interleaved', got {rope_pairing!r}")

@@ -24,7 +24,10 @@ from tutorial_code.validation import check_count, check_token_ids
 
 # --8<-- [start:llama_block]
 class LlamaBlock(nn.Module):
-    """One pre-norm layer: RMSNorm, grouped-query attention with RoPE, residual; RMSNorm, SwiGLU, residual.
+    """One pre-norm layer: attention with RoPE, then SwiGLU, each after an RMSNorm.
+
+    `x + attention(attention_norm(x))`, then `x + feed_forward(feed_forward_norm(x))`,
+    with grouped-query attention and a SwiGLU network.
 
     Args:
         d_model: Width of the token vectors.
@@ -61,7 +64,12 @@ class LlamaBlock(nn.Module):
         super().__init__()
         self.attention_norm = RMSNorm(d_model, eps)
         self.attention = GroupedQueryAttention(
-            d_model, num_heads, num_kv_heads, head_dim, rope_base, dropout=attention_dropout
+            d_model,
+            num_heads,
+            num_kv_heads,
+            head_dim,
+            rope_base,
+            dropout=attention_dropout,
         )
         self.feed_forward_norm = RMSNorm(d_model, eps)
         self.feed_forward = SwiGLU(d_model, d_ff)
@@ -82,7 +90,10 @@ class LlamaBlock(nn.Module):
 
 # --8<-- [start:llama_model]
 class LlamaModel(nn.Module):
-    """Token ids to next-token logits through a stack of [`LlamaBlock`][tutorial_code.llama.LlamaBlock]s.
+    """Token ids to next-token logits through a stack of Llama blocks.
+
+    Each layer is a [`LlamaBlock`][tutorial_code.llama.LlamaBlock]; a final RMSNorm and
+    an output layer follow.
 
     No position table: positions enter through the rotations in each attention, so the
     model accepts sequences of any length.
@@ -102,12 +113,14 @@ class LlamaModel(nn.Module):
         attention_dropout: Dropout on the attention weights. Defaults to 0.0.
 
     Shape:
-        - tokens: (B, n) token ids, the n positions after the t in `cache` (t = 0 without)
+        - tokens: (B, n) token ids, the n positions after the t in `cache` (t = 0
+          without)
         - padding_mask: (B, t + n) boolean, `True` = a real token; pad on the right
         - output: logits (B, n, V)
 
     Examples:
-        >>> model = LlamaModel(vocab_size=50, d_model=32, num_layers=2, num_heads=4, num_kv_heads=2, d_ff=64)
+        >>> model = LlamaModel(50, 32, num_layers=2, num_heads=4, num_kv_heads=2,
+        ...                    d_ff=64)
         >>> model(torch.zeros(2, 5, dtype=torch.long)).shape
         torch.Size([2, 5, 50])
     """
@@ -128,14 +141,13 @@ class LlamaModel(nn.Module):
     ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, d_model)
-        self.layers = nn.ModuleList(
-            LlamaBlock(d_model, num_heads, num_kv_heads, d_ff, head_dim, rope_base, eps, attention_dropout)
-            for _ in range(num_layers)
-        )
+        block = (d_model, num_heads, num_kv_heads, d_ff, head_dim, rope_base, eps)
+        layers = [LlamaBlock(*block, attention_dropout) for _ in range(num_layers)]
+        self.layers = nn.ModuleList(layers)
         self.final_norm = RMSNorm(d_model, eps)
         self.output = nn.Linear(d_model, vocab_size, bias=False)
         if tie_embeddings:
-            self.output.weight = self.embedding.weight  # one (V, d_model) matrix, two uses
+            self.output.weight = self.embedding.weight  # one (V, d_model) matrix
 
     def forward(
         self,
@@ -143,7 +155,7 @@ class LlamaModel(nn.Module):
         padding_mask: torch.Tensor | None = None,
         cache: list[KVCache] | None = None,
     ) -> torch.Tensor:
-        """Return the logits (B, n, V); with `cache`, `tokens` continue the cached positions."""
+        """Return the logits (B, n, V); with `cache`, after the cached positions."""
         check_token_ids(tokens, self.embedding.num_embeddings)
         caches = [None] * len(self.layers) if cache is None else cache
         x = self.embedding(tokens)  # (B, n, d_model): no positions added
@@ -161,14 +173,19 @@ class LlamaModel(nn.Module):
 
 # --8<-- [start:greedy_generate]
 @torch.no_grad()
-def greedy_generate(model: nn.Module, tokens: torch.Tensor, new_tokens: int, use_cache: bool = True) -> torch.Tensor:
+def greedy_generate(
+    model: nn.Module,
+    tokens: torch.Tensor,
+    new_tokens: int,
+    use_cache: bool = True,
+) -> torch.Tensor:
     """Extend each sequence by `new_tokens` ids, each time the most likely one.
 
-    Works with any model of this chapter that maps (B, T) ids to (B, T, V) logits and has
-    `new_cache()` ([`LlamaModel`][tutorial_code.llama.LlamaModel],
-    [`GPT2Model`][tutorial_code.gpt2.GPT2Model]). With `use_cache`, the prompt goes through
-    the model once and then only the newest id, against the cached keys and values; without,
-    every step runs the whole sequence again. Both give the same ids.
+    Works with any model of this chapter that maps (B, T) ids to (B, T, V) logits and
+    has `new_cache()` ([`LlamaModel`][tutorial_code.llama.LlamaModel],
+    [`GPT2Model`][tutorial_code.gpt2.GPT2Model]). With `use_cache`, the prompt goes
+    through the model once and then only the newest id, against the cached keys and
+    values; without, every step runs the whole sequence again. Both give the same ids.
 
     Args:
         model: The model, in eval mode.
@@ -183,8 +200,10 @@ def greedy_generate(model: nn.Module, tokens: torch.Tensor, new_tokens: int, use
         ValueError: If `new_tokens` is negative.
 
     Examples:
-        >>> model = LlamaModel(vocab_size=50, d_model=32, num_layers=1, num_heads=4, num_kv_heads=1, d_ff=64)
-        >>> greedy_generate(model.eval(), torch.zeros(1, 3, dtype=torch.long), new_tokens=4).shape
+        >>> model = LlamaModel(50, 32, num_layers=1, num_heads=4, num_kv_heads=1,
+        ...                    d_ff=64)
+        >>> prompt = torch.zeros(1, 3, dtype=torch.long)
+        >>> greedy_generate(model.eval(), prompt, new_tokens=4).shape
         torch.Size([1, 7])
     """
     check_count(new_tokens, "new_tokens", minimum=0)

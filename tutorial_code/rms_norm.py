@@ -17,10 +17,10 @@ from torch import nn
 class RMSNorm(nn.Module):
     """Rescale each token vector to root mean square 1, then scale it.
 
-    The same computation as `torch.nn.RMSNorm(d_model, eps)` and as Llama's `LlamaRMSNorm`,
-    with the same parameter name (`weight`), so that `load_state_dict` copies one into the
-    other. Against [`LayerNorm`][tutorial_code.layer_norm.LayerNorm] it drops two things:
-    the mean subtraction and the learned shift (`bias`).
+    The same computation as `torch.nn.RMSNorm(d_model, eps)` and as Llama's
+    `LlamaRMSNorm`, with the same parameter name (`weight`), so that `load_state_dict`
+    copies one into the other. Against [`LayerNorm`][tutorial_code.layer_norm.LayerNorm]
+    it drops two things: the mean subtraction and the learned shift (`bias`).
 
     Args:
         d_model: Width of the token vectors.
@@ -37,7 +37,7 @@ class RMSNorm(nn.Module):
     Examples:
         >>> norm = RMSNorm(4)
         >>> y = norm(torch.tensor([[1.0, 2.0, 3.0, 4.0]]))
-        >>> round(y.pow(2).mean().item(), 4), round(y.mean().item(), 4)  # the mean is not 0
+        >>> round(y.pow(2).mean().item(), 4), round(y.mean().item(), 4)  # mean not 0
         (1.0, 0.9129)
     """
 
@@ -52,7 +52,7 @@ class RMSNorm(nn.Module):
         if x.size(-1) != d_model:
             got = x.size(-1)
             raise ValueError(f"x must end with d_model={d_model} features, got {got}")
-        mean_square = x.pow(2).mean(dim=-1, keepdim=True)  # (..., 1): no mean subtracted
+        mean_square = x.pow(2).mean(dim=-1, keepdim=True)  # (..., 1); mean kept
         return x * torch.rsqrt(mean_square + self.eps) * self.weight  # (..., d_model)
 
 

@@ -1,21 +1,22 @@
 """Rotary position embeddings (RoPE): positions as rotations of the queries and keys.
 
 Chapter 6's sinusoidal encoding adds a position vector to each token vector, and
-[`shift_rotation`][tutorial_code.positional.shift_rotation] showed that moving k positions
-on is a rotation R_k of each feature pair. RoPE applies such a rotation to the query and
-the key themselves: a vector at position m has each feature pair i turned by the angle
-`m * theta_i`, with `theta_i = base^(-2i / d_head)`. The score of a query at m and a key at n
-is then `q R_m . k R_n = q . k R_(n-m)`: it depends on the positions only through the
-offset n - m. Values are not rotated: positions steer where a query looks, not what it
-reads.
+[`shift_rotation`][tutorial_code.positional.shift_rotation] showed that moving k
+positions on is a rotation R_k of each feature pair. RoPE applies such a rotation to the
+query and the key themselves: a vector at position m has each feature pair i turned by
+the angle `m * theta_i`, with `theta_i = base^(-2i / d_head)`. The score of a query at m
+and a key at n is then `q R_m . k R_n = q . k R_(n-m)`: it depends on the positions only
+through the offset n - m. Values are not rotated: positions steer where a query looks,
+not what it reads.
 
-Which features form a pair is a convention. The RoFormer paper pairs neighbours,
-(0, 1), (2, 3), ... ("interleaved"); Llama and Hugging Face `transformers` pair feature i
-with feature i + d_head/2 ("half", their `rotate_half`). Both are the same rotation of
+Which features form a pair is a convention. The RoFormer paper pairs neighbours, (0, 1),
+(2, 3), ... ("interleaved"); Llama and Hugging Face `transformers` pair feature i with
+feature i + d_head/2 ("half", their `rotate_half`). Both are the same rotation of
 permuted features; weights move from one to the other with
 [`interleaved_to_half`][tutorial_code.rotary.interleaved_to_half].
 
-Shape letters: B = batch size, h = heads, T = sequence length, d_head = width of one head.
+Shape letters: B = batch size, h = heads, T = sequence length,
+d_head = width of one head.
 """
 
 # --8<-- [start:imports]
@@ -27,7 +28,12 @@ PAIRINGS = ("half", "interleaved")
 
 
 # --8<-- [start:rotary_angles]
-def rotary_angles(seq_len: int, head_dim: int, base: float = 10000.0, offset: int = 0) -> torch.Tensor:
+def rotary_angles(
+    seq_len: int,
+    head_dim: int,
+    base: float = 10000.0,
+    offset: int = 0,
+) -> torch.Tensor:
     """The angle by which RoPE turns each feature pair at each position.
 
     Position m and pair i get `m * theta_i`, with `theta_i = base^(-2i / head_dim)`:
@@ -36,7 +42,8 @@ def rotary_angles(seq_len: int, head_dim: int, base: float = 10000.0, offset: in
     Args:
         seq_len: Number of positions T.
         head_dim: Width of one head; must be even (the features come in pairs).
-        base: Sets the slowest frequency. Defaults to 10000.0, as in the paper and Llama 2.
+        base: Sets the slowest frequency. Defaults to 10000.0, as in the paper and
+            in Llama 2.
         offset: The position of the first row. Defaults to 0.
 
     Returns:
@@ -44,7 +51,8 @@ def rotary_angles(seq_len: int, head_dim: int, base: float = 10000.0, offset: in
         offset + t.
 
     Raises:
-        ValueError: If `head_dim` is odd or not positive, `seq_len` or `offset` is negative.
+        ValueError: If `head_dim` is odd or not positive, `seq_len` or `offset` is
+            negative.
 
     Examples:
         >>> rotary_angles(3, head_dim=4)  # theta = (1, 0.01)
@@ -53,11 +61,12 @@ def rotary_angles(seq_len: int, head_dim: int, base: float = 10000.0, offset: in
                 [2.0000, 0.0200]])
     """
     if head_dim < 2 or head_dim % 2:
-        raise ValueError(f"head_dim must be even and >= 2 (RoPE turns pairs of features), got {head_dim}")
+        raise ValueError(f"head_dim must be even (RoPE turns pairs), got {head_dim}")
     if seq_len < 0 or offset < 0:
-        raise ValueError(f"seq_len and offset must be >= 0, got seq_len={seq_len}, offset={offset}")
+        raise ValueError(f"seq_len and offset must be >= 0, got {seq_len=}, {offset=}")
     # Computed as transformers computes it, so that the angles agree to the last bit.
-    theta = 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.float) / head_dim))  # (d/2,)
+    exponent = torch.arange(0, head_dim, 2, dtype=torch.float) / head_dim  # 2i / d
+    theta = 1.0 / (base**exponent)  # (d/2,)
     positions = torch.arange(offset, offset + seq_len, dtype=torch.float)  # (T,)
     return positions[:, None] * theta  # (T, d/2)
 
@@ -76,24 +85,25 @@ def apply_rotary(
 
     Pair i of the vector at position m is rotated by `m * theta_i`:
     `(a, b) -> (a cos - b sin, a sin + b cos)`. With `pairing="interleaved"` this is
-    `x @ shift_rotation(m, head_dim)` for every row, chapter 6's matrix applied from the right
-    (the rotation by +m, as in the RoFormer paper).
+    `x @ shift_rotation(m, head_dim)` for every row, chapter 6's matrix applied from
+    the right (the rotation by +m, as in the RoFormer paper).
 
     Args:
         x: Queries or keys of one or more heads, shape (..., T, head_dim).
         offset: The position of the first of the T rows; a KV cache passes the number of
             positions it already holds. Defaults to 0.
-        base: Sets the frequencies (see [`rotary_angles`][tutorial_code.rotary.rotary_angles]).
-            Defaults to 10000.0.
+        base: Sets the frequencies (see
+            [`rotary_angles`][tutorial_code.rotary.rotary_angles]). Defaults to 10000.0.
         pairing: `"half"` pairs feature i with i + head_dim/2 (Llama, Hugging Face);
-            `"interleaved"` pairs 2i with 2i + 1 (the RoFormer paper, Meta's original Llama
-            code). Defaults to `"half"`.
+            `"interleaved"` pairs 2i with 2i + 1 (the RoFormer paper, Meta's original
+            Llama code). Defaults to `"half"`.
 
     Returns:
         The rotated tensor, shape and dtype of `x`. Norms are unchanged.
 
     Raises:
-        ValueError: If `pairing` is unknown, `x` has fewer than 2 axes or an odd last axis.
+        ValueError: If `pairing` is unknown, `x` has fewer than 2 axes or an odd last
+            axis.
 
     Shape:
         - x: (..., T, head_dim), for example (B, h, T, head_dim)
@@ -108,7 +118,8 @@ def apply_rotary(
     if pairing not in PAIRINGS:
         raise ValueError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
     if x.dim() < 2:
-        raise ValueError(f"x must have shape (..., T, head_dim), got shape {tuple(x.shape)}")
+        got = tuple(x.shape)
+        raise ValueError(f"x must have shape (..., T, head_dim), got shape {got}")
     T, head_dim = x.shape[-2:]
     angles = rotary_angles(T, head_dim, base, offset).to(x.device)  # (T, d/2)
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
@@ -128,7 +139,7 @@ def apply_rotary(
 
 # --8<-- [start:interleaved_to_half]
 def interleaved_to_half(weight: torch.Tensor, head_dim: int) -> torch.Tensor:
-    """Reorder a query or key projection trained with interleaved pairs for `rotate_half`.
+    """Reorder a query or key projection trained on interleaved pairs for `rotate_half`.
 
     Within each head, output feature 2i moves to i and 2i + 1 to i + head_dim/2, so that
     the pairs the interleaved model rotated together are rotated together again, by the
@@ -137,8 +148,8 @@ def interleaved_to_half(weight: torch.Tensor, head_dim: int) -> torch.Tensor:
     conventions, still runs, and silently scrambles the positions.
 
     Args:
-        weight: A query or key projection's weight, (h * head_dim, d_model), or its bias,
-            (h * head_dim,).
+        weight: A query or key projection's weight, (h * head_dim, d_model), or its
+            bias, (h * head_dim,).
         head_dim: Width of one head; must be even and divide the first axis.
 
     Returns:
@@ -148,7 +159,7 @@ def interleaved_to_half(weight: torch.Tensor, head_dim: int) -> torch.Tensor:
         ValueError: If `head_dim` is odd or does not divide the first axis.
 
     Examples:
-        >>> interleaved_to_half(torch.arange(8.0), head_dim=4)  # two heads of 4 features
+        >>> interleaved_to_half(torch.arange(8.0), head_dim=4)  # two heads of 4
         tensor([0., 2., 1., 3., 4., 6., 5., 7.])
     """
     return weight[_head_order(weight, head_dim, half_first=True)]
@@ -158,7 +169,8 @@ def half_to_interleaved(weight: torch.Tensor, head_dim: int) -> torch.Tensor:
     """Undo [`interleaved_to_half`][tutorial_code.rotary.interleaved_to_half].
 
     Args:
-        weight: A query or key projection's weight, (h * head_dim, d_model), or its bias.
+        weight: A query or key projection's weight, (h * head_dim, d_model), or its
+            bias.
         head_dim: Width of one head; must be even and divide the first axis.
 
     Returns:
@@ -186,6 +198,9 @@ def _head_order(weight: torch.Tensor, head_dim: int, half_first: bool) -> torch.
         )
     inside = torch.arange(head_dim)
     # half_first: new feature j reads old 2j (j < d/2) or old 2(j - d/2) + 1.
-    order = torch.cat([inside[0::2], inside[1::2]]) if half_first else inside.view(2, -1).T.flatten()
-    heads = torch.arange(rows // head_dim)[:, None] * head_dim  # (h, 1): first row of each head
+    if half_first:
+        order = torch.cat([inside[0::2], inside[1::2]])  # 0, 2, 4, ..., 1, 3, 5, ...
+    else:
+        order = inside.view(2, -1).T.flatten()  # 0, d/2, 1, d/2 + 1, ...
+    heads = torch.arange(rows // head_dim)[:, None] * head_dim  # (h, 1): first rows
     return (heads + order).flatten()  # (h * head_dim,)

@@ -26,8 +26,8 @@ class SwiGLU(nn.Module):
     """`down(silu(gate(x)) * up(x))`, applied to every position alone; no biases.
 
     The gate decides, feature by feature, how much of the "up" vector passes. Parameter
-    names follow their role (`gate`, `up`, `down`; Llama calls them `gate_proj`, `up_proj`,
-    `down_proj`).
+    names follow their role (`gate`, `up`, `down`; Llama calls them `gate_proj`,
+    `up_proj`, `down_proj`).
 
     Args:
         d_model: Width of the token vectors.
@@ -61,14 +61,14 @@ class SwiGLU(nn.Module):
 
 # --8<-- [start:swiglu_hidden_size]
 def swiglu_hidden_size(d_model: int, d_ff: int) -> int:
-    """The SwiGLU hidden width with the parameter count of chapter 7's ReLU feed-forward.
+    """The SwiGLU hidden width with the parameter count of chapter 7's ReLU network.
 
-    [`FeedForward(d_model, d_ff)`][tutorial_code.feed_forward.FeedForward] holds
-    `2 * d_model * d_ff + d_ff + d_model` parameters (two matrices and their biases);
-    [`SwiGLU(d_model, hidden)`][tutorial_code.swiglu.SwiGLU] holds `3 * d_model * hidden`.
-    The hidden width that makes them closest is about `2/3 * d_ff` (a little more, for the
-    biases), rounded to the nearest integer. Llama 2 7B takes 2/3 of 4 * 4096 and rounds up
-    to a multiple of 256: 11008.
+    [`FeedForward(d_model, d_ff)`][tutorial_code.feed_forward.FeedForward] holds `2 *
+    d_model * d_ff + d_ff + d_model` parameters (two matrices and their biases);
+    [`SwiGLU(d_model, hidden)`][tutorial_code.swiglu.SwiGLU] holds `3 * d_model *
+    hidden`. The hidden width that makes them closest is about `2/3 * d_ff` (a little
+    more, for the biases), rounded to the nearest integer. Llama 2 7B takes 2/3 of 4 *
+    4096 and rounds up to a multiple of 256: 11008.
 
     Args:
         d_model: Width of the token vectors.

@@ -87,7 +87,7 @@ def test_the_permutation_moves_biases_and_has_an_inverse():
 def test_bad_input_says_what_to_change():
     with pytest.raises(ValueError, match=r"pairing must be 'half' or 'interleaved', got 'paired'"):
         apply_rotary(torch.randn(3, 4), pairing="paired")
-    with pytest.raises(ValueError, match=r"head_dim must be even and >= 2"):
+    with pytest.raises(ValueError, match=r"head_dim must be even \(RoPE turns pairs\), got 5"):
         apply_rotary(torch.randn(3, 5))
     with pytest.raises(ValueError, match=r"must have shape \(\.\.\., T, head_dim\)"):
         apply_rotary(torch.randn(4))
