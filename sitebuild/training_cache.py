@@ -50,7 +50,7 @@ def cache_directory() -> Path | None:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `path` (POSIX), so two processes never compute the same result twice."""
     try:
         import fcntl
@@ -76,7 +76,7 @@ def cached(key: str, compute: Callable[[], T]) -> T:
         return compute()
     name = hashlib.sha256(key.encode()).hexdigest()[:32]
     path = directory / f"{name}.pt"
-    with _locked(directory / f"{name}.lock"):
+    with locked(directory / f"{name}.lock"):
         if path.exists():
             try:
                 return torch.load(path, weights_only=False)

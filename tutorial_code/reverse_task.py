@@ -24,7 +24,7 @@ from tutorial_code.positional import SinusoidalPositionalEncoding
 from tutorial_code.validation import check_count, check_token_ids
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import reusable  # not shown: only the build uses it
+from tutorial_tools.trainings import recorded, reusable  # not shown: only the build uses it
 
 # --8<-- [start:data]
 BOS = 10  # the start token; digits are the tokens 0-9
@@ -239,3 +239,31 @@ def trained_reversal(
 
 
 # --8<-- [end:train]
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:reversed_share_per_seed]
+def reversed_share_per_seed(steps: int, seeds: list[int], **options) -> list[float]:
+    """Train the reversal model once per seed; the share of held-out sequences that each
+    run reverses.
+
+    Torch's global random state is left as it was.
+
+    Args:
+        steps: Optimizer steps of each run.
+        seeds: One run per seed.
+        **options: Passed on to `train_reversal`: `lr`, `embedding_scale`, ...
+
+    Returns:
+        The share of held-out sequences reversed exactly, per seed, in the order of
+        `seeds`.
+
+    Examples:
+        >>> len(reversed_share_per_seed(1, [0]))
+        1
+    """
+    with torch.random.fork_rng():
+        return [train_reversal(steps, seed, **options).accuracy for seed in seeds]
+
+
+# --8<-- [end:reversed_share_per_seed]

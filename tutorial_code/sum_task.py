@@ -16,6 +16,7 @@ from torch import nn
 
 from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
 from tutorial_code.validation import check_counts
+from tutorial_tools.trainings import recorded  # not shown: only the build uses it
 
 # --8<-- [end:imports]
 
@@ -75,6 +76,33 @@ def train_sum_model(steps: int = 500, seed: int = 0, **options: object) -> Train
 
 
 # --8<-- [end:train_sum_model]
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:held_out_mse_per_seed]
+def held_out_mse_per_seed(steps: int, seeds: list[int], **options) -> list[float]:
+    """Train the sum-task model once per seed; the held-out MSE of each run.
+
+    One run says little when runs of different seeds differ more than the options being
+    compared. Torch's global random state is left as it was.
+
+    Args:
+        steps: Optimizer steps of each run.
+        seeds: One run per seed.
+        **options: Passed on to `train_sum_model`: `lr`, `dropout`, `warmup_steps`, ...
+
+    Returns:
+        The held-out MSE of each run, in the order of `seeds`.
+
+    Examples:
+        >>> len(held_out_mse_per_seed(2, [0, 1]))
+        2
+    """
+    with torch.random.fork_rng():
+        return [train_sum_model(steps, seed, **options).eval_loss for seed in seeds]
+
+
+# --8<-- [end:held_out_mse_per_seed]
 
 
 # --8<-- [start:predict]

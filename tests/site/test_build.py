@@ -66,6 +66,8 @@ LEFT_OUT = [
     "encoder_decoder",
     "troubleshooting",
     "multi_head_attention",
+    "local_attention",
+    "padded_tasks",
 ]
 
 

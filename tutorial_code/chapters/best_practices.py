@@ -17,7 +17,7 @@ import tutorial_code
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.efficiency import attention_flops
 from tutorial_code.plots import log_log_panels
-from tutorial_code.sum_task import train_sum_model, trained_sum_model
+from tutorial_code.sum_task import held_out_mse_per_seed, train_sum_model, trained_sum_model
 
 # --8<-- [end:setup]
 
@@ -50,7 +50,7 @@ for name, result in (("PyTorch default", default_init), ("Xavier-uniform attenti
 
 # %%
 # --8<-- [start:schedule]
-SEEDS = (SEED, SEED + 1, SEED + 2)  # one run is not enough: the spread between seeds is large
+SEEDS = [SEED, SEED + 1, SEED + 2]  # one run is not enough: the spread between seeds is large
 SCHEDULE_STEPS, WARMUP_STEPS = 200, 50
 options = {
     "constant rate": {},
@@ -62,7 +62,7 @@ print(f"| learning rate 0.01, {SCHEDULE_STEPS} steps | held-out MSE: mean ± std
 print("|---|---|---|")
 each_seed, means, spreads = {}, {}, {}
 for name, option in options.items():
-    mse = [train_sum_model(SCHEDULE_STEPS, seed, lr=1e-2, device=DEVICE, **option).eval_loss for seed in SEEDS]
+    mse = held_out_mse_per_seed(SCHEDULE_STEPS, SEEDS, lr=1e-2, device=DEVICE, **option)
     each_seed[name], means[name], spreads[name] = mse, statistics.mean(mse), statistics.stdev(mse)
     print(f"| {name} | {means[name]:.4f} ± {spreads[name]:.4f} | {', '.join(f'{v:.4f}' for v in mse)} |")
 # --8<-- [end:schedule]
@@ -94,8 +94,7 @@ print(f"| dropout p, {SCHEDULE_STEPS} steps at 0.01 | held-out MSE: mean ± std 
 print("|---|---|---|")
 dropout_mse = {}
 for p in rates:
-    options = {"lr": 1e-2, "dropout": p, "device": DEVICE}
-    mse = [train_sum_model(SCHEDULE_STEPS, seed, **options).eval_loss for seed in SEEDS]
+    mse = held_out_mse_per_seed(SCHEDULE_STEPS, SEEDS, lr=1e-2, dropout=p, device=DEVICE)
     dropout_mse[p] = mse
     each = ", ".join(f"{v:.4f}" for v in mse)
     print(f"| {p} | {statistics.mean(mse):.4f} ± {statistics.stdev(mse):.4f} | {each} |")

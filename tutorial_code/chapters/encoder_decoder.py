@@ -166,7 +166,7 @@ for source_digits, digits in zip(held_out, written, strict=True):
 # --8<-- [start:embedding_scale]
 import math
 
-from tutorial_code.reverse_task import Seq2SeqModel, train_reversal
+from tutorial_code.reverse_task import Seq2SeqModel, reversed_share_per_seed
 
 torch.manual_seed(SEED)
 fresh = Seq2SeqModel()  # d_model = 32
@@ -176,12 +176,11 @@ position_norm = fresh.positions.table[:8].norm(dim=-1).mean().item()
 scaled_norm = scale * embedding_norm
 print(f"mean norm: embedding {embedding_norm:.1f}, scaled {scaled_norm:.1f}")
 print(f"mean norm: position {position_norm:.1f}")
-seeds = (SEED, SEED + 1, SEED + 2)
+seeds = [SEED, SEED + 1, SEED + 2]
 reversed_share = {}  # per factor: the held-out sequences reversed, one per seed
 for name, factor in (("unscaled", 1.0), ("scaled by sqrt(d_model)", scale)):
     options = {"embedding_scale": factor, "device": DEVICE}
-    runs = [train_reversal(STEPS, seed, **options) for seed in seeds]
-    reversed_share[name] = [run.accuracy for run in runs]
+    reversed_share[name] = reversed_share_per_seed(STEPS, seeds, **options)
     shares = ", ".join(f"{share:.1%}" for share in reversed_share[name])
     print(f"{name:>23}: sequences reversed, seeds {seeds}: {shares}")
 # --8<-- [end:embedding_scale]

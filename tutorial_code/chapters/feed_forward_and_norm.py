@@ -17,7 +17,12 @@ from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.plots import log_lines
 from tutorial_code.residual import gradient_norm_per_layer
-from tutorial_code.sum_task import make_batch, train_sum_model, trained_sum_model
+from tutorial_code.sum_task import (
+    held_out_mse_per_seed,
+    make_batch,
+    train_sum_model,
+    trained_sum_model,
+)
 
 # --8<-- [end:setup]
 
@@ -204,20 +209,20 @@ print(f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, std {post_std:.4
 
 # %%
 # --8<-- [start:post_vs_pre]
+seeds = [SEED, SEED + 1, SEED + 2]
+post_mse = held_out_mse_per_seed(STEPS, seeds, device=DEVICE)
+pre_mse = held_out_mse_per_seed(STEPS, seeds, norm_first=True, device=DEVICE)
 print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}  lower")
 lower = []  # which order ends with the lower held-out MSE, per seed
-for seed in (SEED, SEED + 1, SEED + 2):
-    # trained once per process: the figure below reuses them
-    post = trained_sum_model(seed=seed, steps=STEPS, device=DEVICE)
-    pre = trained_sum_model(seed=seed, steps=STEPS, norm_first=True, device=DEVICE)
-    lower.append("post-norm" if post.eval_loss < pre.eval_loss else "pre-norm")
-    print(f"{seed:>4} {post.eval_loss:>14.4f} {pre.eval_loss:>13.4f}  {lower[-1]}")
+for seed, post, pre in zip(seeds, post_mse, pre_mse, strict=True):
+    lower.append("post-norm" if post < pre else "pre-norm")
+    print(f"{seed:>4} {post:>14.4f} {pre:>13.4f}  {lower[-1]}")
 # --8<-- [end:post_vs_pre]
 
 
 # %%
 # --8<-- [start:loss_curve]
-post = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained above, reused
+post = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # seed 0 of the runs above
 pre = trained_sum_model(seed=SEED, steps=STEPS, norm_first=True, device=DEVICE)
 fig = log_lines(
     [("post-norm (the paper)", post.losses, "#3f51b5"), ("pre-norm", pre.losses, "#ef6c00")],

@@ -1,0 +1,119 @@
+"""Recorded runs: the build reads the results of multi-seed comparisons from a committed file.
+
+A comparison of trainings over several seeds (the learning-rate schedules, the dropout rates, the
+embedding scale) trains a dozen models to print one table, and would cost most of a cold build.
+The functions that run one are marked `@recorded` where they are defined
+(`tutorial_tools/trainings.py`). A reader who calls one gets it computed, as always. In the build
+(`TUTORIAL_CACHE_DIR` set) its value comes from `benchmarks/recorded-runs.json`, an entry per call,
+when the entry was recorded with the same code: the source of every `tutorial_code` module the
+function depends on (followed through imports) and the same PyTorch version. When it was not:
+
+- on CI (`CI` set), the build stops and says how to record the run again;
+- elsewhere, the run is computed, written to the file (to be committed with the change that
+  needed it) and used.
+
+The value is JSON (numbers, lists, dicts), so a change to a record shows in review as the numbers
+that moved. `tests/unit/test_recorded_runs.py` fails when an entry is stale.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import torch
+
+from sitebuild.fingerprint import ROOT, dependencies, module_path
+from sitebuild.training_cache import locked
+
+RECORDS = ROOT / "benchmarks" / "recorded-runs.json"
+T = TypeVar("T")
+
+
+class StaleRecord(RuntimeError):
+    """A recorded run is missing, or was recorded with other code, on a build that may not record it."""
+
+
+def call_text(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The call as text, every argument by name, defaults included: the entry's name in the file.
+
+    Examples:
+        >>> def f(steps, seeds=(0, 1), **options): ...
+        >>> call_text(f, 200, lr=0.01)
+        'f(steps=200, seeds=(0, 1), lr=0.01)'
+    """
+    arguments = inspect.signature(function).bind(*args, **kwargs)
+    arguments.apply_defaults()
+    parts = []
+    for name, value in arguments.arguments.items():
+        if isinstance(value, dict):  # **options: each by name, in a fixed order
+            parts += [f"{key}={value[key]!r}" for key in sorted(value)]
+        else:
+            parts.append(f"{name}={value!r}")
+    return f"{function.__qualname__}({', '.join(parts)})"
+
+
+def code_version(module: str, root: Path = ROOT) -> str:
+    """A hash of the source of `module` and of every `tutorial_code` module it imports, directly or not,
+    with PyTorch's version. Not Python's: the source, not the bytecode, is hashed. The build runs chapters with
+    one thread, so a run is recorded with one."""
+    digest = hashlib.sha256()
+    for name in sorted(dependencies([module], root)):
+        digest.update(name.encode() + b"\0" + module_path(name, root).read_bytes() + b"\0")
+    digest.update(f"torch {torch.__version__}".encode())  # the build records with one thread
+    return digest.hexdigest()[:20]
+
+
+def read_records(path: Path = RECORDS) -> dict[str, dict[str, Any]]:
+    """The recorded runs, by call text: `{"code": ..., "value": ...}` each."""
+    if not path.exists():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write_record(name: str, code: str, value: Any, path: Path = RECORDS) -> None:
+    """Add or replace one entry, keeping the others (chapters record at the same time: the file is locked)."""
+    with locked(path.with_suffix(".lock")):
+        records = read_records(path)
+        records[name] = {"code": code, "value": value}
+        text = json.dumps(dict(sorted(records.items())), indent=1, ensure_ascii=False) + "\n"
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(path)
+
+
+def on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def use_record(run: Callable[..., T], path: Path = RECORDS) -> Callable[..., T]:
+    """Wrap `run`: its recorded value when current, else compute and record it (or stop, on CI)."""
+    run = inspect.unwrap(run)
+
+    @functools.wraps(run)
+    def recorded_or_run(*args: Any, **kwargs: Any) -> T:
+        name = call_text(run, *args, **kwargs)
+        code = code_version(run.__module__)
+        entry = read_records(path).get(name)
+        if entry is not None and entry["code"] == code:
+            return entry["value"]
+        if on_ci():
+            state = "missing" if entry is None else "recorded with other code"
+            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            raise StaleRecord(
+                f"the recorded run {name} is {state} in {shown}: build the site once on your "
+                f"machine (it records the run), and commit the file"
+            )
+        value = run(*args, **kwargs)
+        if json.loads(json.dumps(value)) != value:
+            raise TypeError(f"{name} returned {type(value).__name__}: a recorded run returns JSON values only")
+        write_record(name, code, value, path)
+        return value
+
+    return recorded_or_run
