@@ -39,24 +39,26 @@ def gpt2_config(**overrides) -> GPT2Config:
     return GPT2Config(**(settings | overrides))
 
 
-def random_llama(**overrides) -> LlamaForCausalLM:
+def randomized(model):
+    """`model` with weights of unit scale: logits of order 1 (transformers' initial std 0.02 gives logits near 0,
+    where an absolute tolerance would say little), norm scales other than ones and biases other than zeros."""
     torch.manual_seed(0)
-    model = LlamaForCausalLM(llama_config(**overrides)).eval()
-    with torch.no_grad():  # norm weights other than ones, so that copying them is tested too
+    with torch.no_grad():
         for name, parameter in model.named_parameters():
-            if "norm" in name:
-                parameter.uniform_(0.5, 1.5)
-    return model
+            if parameter.dim() == 1:  # norm scales around 1, biases around 0
+                parameter.normal_(1.0 if name.endswith("weight") else 0.0, 0.2)
+            else:  # matrices: variance 1 / fan-in, as PyTorch's default; GPT-2's Conv1D has its fan-in first
+                fan_in = parameter.size(0) if ".c_" in name else parameter.size(1)
+                parameter.normal_(0.0, 1.0 / fan_in**0.5 if "wte" not in name and "embed" not in name else 1.0)
+    return model.eval()
+
+
+def random_llama(**overrides) -> LlamaForCausalLM:
+    return randomized(LlamaForCausalLM(llama_config(**overrides)))
 
 
 def random_gpt2(**overrides) -> GPT2LMHeadModel:
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(gpt2_config(**overrides)).eval()
-    with torch.no_grad():  # biases and norms other than zeros and ones
-        for name, parameter in model.named_parameters():
-            if "ln_" in name or name.endswith("bias"):
-                parameter.normal_(0.0, 0.2).add_(1.0 if name.endswith("weight") else 0.0)
-    return model
+    return randomized(GPT2LMHeadModel(gpt2_config(**overrides)))
 
 
 @pytest.fixture
@@ -222,3 +224,9 @@ def test_without_transformers_the_converters_say_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "transformers", None)  # as if it were not installed
     with pytest.raises(ImportError, match=r"need the transformers package: pip install transformers"):
         llama_from_transformers(torch.nn.Linear(2, 2))
+
+
+def test_the_logits_compared_are_of_order_one():
+    with torch.no_grad():
+        assert random_llama()(torch.arange(10)[None]).logits.std() > 0.5
+        assert random_gpt2()(torch.arange(10)[None]).logits.std() > 0.5
