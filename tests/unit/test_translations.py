@@ -176,7 +176,6 @@ NOT_YET = {
     "kv_cache",
     "language_model",
     "local_attention",
-    "training",
     "troubleshooting",
     "where_to_go_next",
 }
