@@ -78,13 +78,63 @@ class KVCache:
 # --8<-- [end:kv_cache]
 
 
+# --8<-- [start:grouped_attention]
+def grouped_attention(
+    Q: torch.Tensor,
+    K: torch.Tensor,
+    V: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Scaled dot-product attention where groups of query heads share a key/value head.
+
+    Each key/value head is repeated for the `h / h_kv` query heads of its group (query
+    head i reads key/value head `i // (h / h_kv)`), then every head attends with
+    [chapter 2's function][tutorial_code.attention.scaled_dot_product_attention].
+
+    Args:
+        Q: Queries, (B, h, T_q, d_head).
+        K: Keys, (B, h_kv, T_k, d_head); h_kv must divide h.
+        V: Values, (B, h_kv, T_k, d_head).
+        mask: Boolean, `True` = may attend, broadcastable to (B, h, T_q, T_k).
+            Defaults to None.
+        dropout_p: Dropout probability on the weights. Defaults to 0.0.
+
+    Returns:
+        `(output, weights)`: (B, h, T_q, d_head) and (B, h, T_q, T_k).
+
+    Raises:
+        ValueError: If the number of key/value heads does not divide the number of
+            query heads.
+
+    Examples:
+        >>> Q, K = torch.randn(1, 4, 3, 8), torch.randn(1, 1, 3, 8)  # multi-query
+        >>> output, weights = grouped_attention(Q, K, K)
+        >>> output.shape, weights.shape
+        (torch.Size([1, 4, 3, 8]), torch.Size([1, 4, 3, 3]))
+    """
+    if Q.dim() != 4 or K.dim() != 4 or Q.size(1) % K.size(1):
+        raise ValueError(
+            f"Q (B, h, T_q, d_head) and K (B, h_kv, T_k, d_head) need h_kv dividing h, "
+            f"got shapes {tuple(Q.shape)} and {tuple(K.shape)}"
+        )
+    group = Q.size(1) // K.size(1)  # query heads per key/value head
+    K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_head): the same tensor
+    V = V.repeat_interleave(group, dim=1)  # repeated, no new parameters
+    return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
+
+
+# --8<-- [end:grouped_attention]
+
+
 # --8<-- [start:grouped_query_attention]
 class GroupedQueryAttention(nn.Module):
     """Causal self-attention in which groups of query heads share one key/value head.
 
     Query head i reads key/value head `i // (num_heads // num_kv_heads)`, as in Llama
-    (transformers' `repeat_kv`). With `rope_base` set, queries and keys (never values)
-    are rotated by their positions
+    (transformers' `repeat_kv`; see
+    [`grouped_attention`][tutorial_code.grouped_query.grouped_attention]). With
+    `rope_base` set, queries and keys (never values) are rotated by their positions
     ([`apply_rotary`][tutorial_code.rotary.apply_rotary]).
 
     Args:
@@ -158,12 +208,9 @@ class GroupedQueryAttention(nn.Module):
             K = apply_rotary(K, t, self.rope_base, self.rope_pairing)
         if cache is not None:
             K, V = cache.append(K, V)  # (B, h_kv, t + n, d_head)
-        group = self.num_heads // self.num_kv_heads  # query heads per key/value head
-        K = K.repeat_interleave(group, dim=1)  # (B, h, t + n, d_head)
-        V = V.repeat_interleave(group, dim=1)
         mask = self.allowed(x.size(1), t, padding_mask, x.device)
         dropout_p = self.dropout.p if self.training else 0.0
-        heads, _ = scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
+        heads, _ = grouped_attention(Q, K, V, mask, dropout_p)  # (B, h, n, d_head)
         return self.W_O(combine_heads(heads))  # (B, n, d_model)
 
     @staticmethod

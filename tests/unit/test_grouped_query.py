@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tutorial_code.grouped_query import GroupedQueryAttention, KVCache
+from tutorial_code.grouped_query import GroupedQueryAttention, KVCache, grouped_attention
 from tutorial_code.masks import causal_mask
 from tutorial_code.multi_head import MultiHeadAttention, combine_heads, split_heads
 from tutorial_code.rotary import apply_rotary
@@ -44,6 +44,22 @@ def test_with_every_head_its_own_keys_and_no_rotation_it_is_multi_head_attention
 def test_equals_torch_scaled_dot_product_attention_with_grouped_keys(x, num_kv_heads, assert_matches_torch):
     ours = attention(4, num_kv_heads)
     assert_matches_torch("F.scaled_dot_product_attention(enable_gqa=True)", ours(x), reference(ours, x))
+
+
+@pytest.mark.parametrize("num_kv_heads", [1, 2, 4])
+def test_grouped_attention_equals_torch_with_enable_gqa(num_kv_heads, assert_matches_torch):
+    Q = torch.randn(2, 4, 5, 8)
+    K, V = torch.randn(2, 2, num_kv_heads, 6, 8)
+    mask = torch.rand(2, 1, 5, 6) > 0.3
+    mask[..., 0] = True  # every query sees at least one key
+    output, weights = grouped_attention(Q, K, V, mask)
+    expected = F.scaled_dot_product_attention(Q, K, V, mask, enable_gqa=True)
+    assert_matches_torch("F.scaled_dot_product_attention(enable_gqa=True)", output, expected)
+    group = 4 // num_kv_heads  # heads of one group give equal weights where their queries are equal
+    same = grouped_attention(Q[:, :1].expand(2, group, 5, 8), K[:, :1], V[:, :1])[1]
+    assert torch.allclose(same[:, 0], same[:, -1])
+    with pytest.raises(ValueError, match=r"need h_kv dividing h, got shapes \(2, 4, 5, 8\) and \(2, 3, 6, 8\)"):
+        grouped_attention(Q, torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 8))
 
 
 def test_values_are_not_rotated(x):
