@@ -172,7 +172,6 @@ NOT_YET = {
     "encoder_decoder",
     "feed_forward_and_norm",
     "index",
-    "kv_cache",
     "language_model",
     "local_attention",
     "troubleshooting",
