@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tutorial_code.grouped_query import GroupedQueryAttention, KVCache
+from tutorial_code.grouped_query import GroupedQueryAttention, KVCache, layer_caches
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.positional import LearnedPositionalEncoding
 from tutorial_code.validation import check_token_ids, check_width
@@ -188,7 +188,7 @@ class GPT2Model(nn.Module):
     ) -> torch.Tensor:
         """Return the logits (B, n, V); with `cache`, after the cached positions."""
         check_token_ids(tokens, self.embedding.num_embeddings)
-        caches = [None] * len(self.layers) if cache is None else cache
+        caches = layer_caches(cache, len(self.layers))  # one per layer, or Nones
         t, n = (0 if cache is None else cache[0].length), tokens.size(1)
         max_len = self.positions.table.size(0)
         if t + n > max_len:

@@ -68,11 +68,42 @@ class KVCache:
         V: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Add the keys and values of n new positions; return those of all t + n."""
+        if self.keys is not None and K.shape[:2] != self.keys.shape[:2]:
+            raise ValueError(
+                f"the cache holds keys of {tuple(self.keys.shape[:2])} (B, h_kv), "
+                f"the new ones are {tuple(K.shape[:2])}: start a new cache for a "
+                "new batch"
+            )
         if self.keys is not None:
             K = torch.cat([self.keys, K], dim=2)  # (B, h_kv, t + n, d_head)
             V = torch.cat([self.values, V], dim=2)
         self.keys, self.values = K, V
         return K, V
+
+
+def layer_caches(cache: list[KVCache] | None, num_layers: int) -> list[KVCache | None]:
+    """One cache per layer: `cache` itself after checking its length, or Nones.
+
+    Args:
+        cache: A model's caches, one per layer (from its `new_cache()`), or None.
+        num_layers: The model's number of layers.
+
+    Returns:
+        A list of `num_layers` caches, or of `num_layers` Nones.
+
+    Raises:
+        ValueError: If `cache` does not hold one cache per layer.
+
+    Examples:
+        >>> layer_caches(None, 2)
+        [None, None]
+    """
+    if cache is None:
+        return [None] * num_layers
+    if len(cache) != num_layers:
+        got = f"{len(cache)} caches for {num_layers} layers"
+        raise ValueError(f"cache holds {got}: start one with model.new_cache()")
+    return cache
 
 
 # --8<-- [end:kv_cache]

@@ -14,7 +14,7 @@ d_model = width of a token vector.
 import torch
 from torch import nn
 
-from tutorial_code.grouped_query import GroupedQueryAttention, KVCache
+from tutorial_code.grouped_query import GroupedQueryAttention, KVCache, layer_caches
 from tutorial_code.rms_norm import RMSNorm
 from tutorial_code.swiglu import SwiGLU
 from tutorial_code.validation import check_count, check_token_ids
@@ -157,7 +157,7 @@ class LlamaModel(nn.Module):
     ) -> torch.Tensor:
         """Return the logits (B, n, V); with `cache`, after the cached positions."""
         check_token_ids(tokens, self.embedding.num_embeddings)
-        caches = [None] * len(self.layers) if cache is None else cache
+        caches = layer_caches(cache, len(self.layers))  # one per layer, or Nones
         x = self.embedding(tokens)  # (B, n, d_model): no positions added
         for layer, layer_cache in zip(self.layers, caches, strict=True):
             x = layer(x, padding_mask, layer_cache)

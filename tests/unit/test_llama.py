@@ -75,3 +75,13 @@ def test_bad_input_says_what_to_change(tokens):
         model()(tokens + 100)
     with pytest.raises(ValueError, match=r"new_tokens must be >= 0, got -1"):
         greedy_generate(model(), tokens, new_tokens=-1)
+
+
+def test_a_cache_of_the_wrong_shape_says_what_to_do(tokens):
+    ours = model()
+    with pytest.raises(ValueError, match=r"cache holds 1 caches for 2 layers: start one with model.new_cache"):
+        ours(tokens, cache=ours.new_cache()[:1])
+    cache = ours.new_cache()
+    ours(tokens, cache=cache)
+    with pytest.raises(ValueError, match=r"the cache holds keys of \(3, 2\) \(B, h_kv\), the new ones are \(1, 2\)"):
+        ours(tokens[:1, :1], cache=cache)
