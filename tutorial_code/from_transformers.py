@@ -23,21 +23,93 @@ from tutorial_code.llama import LlamaModel
 # --8<-- [end:imports]
 
 
+# --8<-- [start:checks]
 def _import_transformers():
     """The `transformers` package, or an ImportError that says how to install it."""
     try:
         import transformers
     except ImportError as error:
         raise ImportError(
-            "the converters of tutorial_code.from_transformers need the transformers package: "
-            "pip install transformers, at the version pinned in requirements.txt "
-            "(pip install -r requirements.txt installs it)"
+            "the converters of tutorial_code.from_transformers need the transformers "
+            "package: pip install transformers, at the version pinned in "
+            "requirements.txt (pip install -r requirements.txt installs it)"
         ) from error
     return transformers
 
 
-def _refuse(what: str, setting: str, fix: str) -> None:
-    raise ValueError(f"{what} has {setting}, which this site's model does not compute; {fix}")
+def _wrong_class(model: object, wanted: str, base: str) -> str:
+    """The message for a model of another class; a hint for the model without head."""
+    got = type(model).__name__
+    hint = f"; load it with {wanted}, which adds the output layer"
+    hint = hint if got == base else ""
+    return f"model must be a transformers {wanted}, got {got}{hint}"
+
+
+def _refuse(config: object, setting: str, fix: str) -> None:
+    """Raise the ValueError of a setting that this site's model does not compute."""
+    what = type(config).__name__
+    message = f"the {what} has {setting}, which this site's model does not compute"
+    raise ValueError(f"{message}; {fix}")
+
+
+def _check_common(config: object) -> None:
+    """Refusals that apply to both families: quantized weights, a sliding window."""
+    if getattr(config, "quantization_config", None) is not None:
+        _refuse(config, "quantized weights", "load the model without quantization")
+    window = getattr(config, "sliding_window", None)
+    if window is not None:
+        setting = f"sliding_window={window} (each position sees the last few only)"
+        _refuse(config, setting, "this model attends to every earlier position")
+
+
+def _check_llama_config(config: object) -> None:
+    """Refuse RoPE scaling, biases, another activation (and `_check_common`'s cases)."""
+    _check_common(config)
+    rope = dict(config.rope_parameters or {})
+    if rope.get("rope_type", "default") != "default":
+        fix = "use a model with rope_type 'default' (plain frequencies base^(-2i/d))"
+        _refuse(config, f"RoPE scaling rope_parameters={rope}", fix)
+    extra = sorted(set(rope) - {"rope_type", "rope_theta"})
+    if extra:
+        _refuse(config, f"the rope_parameters {extra}", "only rope_theta is read")
+    if config.attention_bias:
+        fix = "this model's attention has no biases"
+        _refuse(config, "attention_bias=True (biases in q/k/v/o_proj)", fix)
+    if config.mlp_bias:
+        _refuse(config, "mlp_bias=True (biases in the MLP)", "SwiGLU has no biases")
+    if config.hidden_act != "silu":
+        fix = "this model's SwiGLU gates with SiLU ('silu')"
+        _refuse(config, f"hidden_act={config.hidden_act!r}", fix)
+
+
+def _check_gpt2_config(config: object) -> None:
+    """Refuse cross-attention, other scalings and activations, unequal dropouts."""
+    _check_common(config)
+    if config.add_cross_attention:
+        _refuse(config, "add_cross_attention=True", "this model is decoder-only")
+    if config.activation_function not in ("gelu_new", "gelu_pytorch_tanh"):
+        fix = "this model's feed-forward network uses the tanh GELU ('gelu_new')"
+        _refuse(config, f"activation_function={config.activation_function!r}", fix)
+    if not config.scale_attn_weights:
+        fix = "this model divides the scores by sqrt(d_head), as GPT-2 does"
+        _refuse(config, "scale_attn_weights=False", fix)
+    if config.scale_attn_by_inverse_layer_idx:
+        setting = "scale_attn_by_inverse_layer_idx=True (scores / layer number)"
+        _refuse(config, setting, "this model scales by 1/sqrt(d_head) only")
+    if config.reorder_and_upcast_attn:
+        fix = "build the model with reorder_and_upcast_attn=False"
+        _refuse(config, "reorder_and_upcast_attn=True", fix)
+    dropouts = {
+        "resid_pdrop": config.resid_pdrop,
+        "embd_pdrop": config.embd_pdrop,
+        "attn_pdrop": config.attn_pdrop,
+    }
+    if len(set(dropouts.values())) > 1:
+        fix = "this model takes one dropout probability: set all three equal"
+        _refuse(config, f"unequal dropouts {dropouts}", fix)
+
+
+# --8<-- [end:checks]
 
 
 # --8<-- [start:llama_from_transformers]
@@ -56,8 +128,8 @@ def llama_from_transformers(model: nn.Module) -> LlamaModel:
             `from_pretrained(folder)`.
 
     Returns:
-        A new model, float32, in the training mode of `model`, whose logits equal
-        `model`'s: `ours(ids, mask.bool())` gives
+        A new model on the CPU, float32, in the training mode of `model`. Its logits
+        equal `model`'s: `ours(ids, mask.bool())` gives
         `model(ids, attention_mask=mask).logits`.
 
     Raises:
@@ -115,7 +187,8 @@ def llama_from_transformers(model: nn.Module) -> LlamaModel:
             f"{mine}feed_forward.up.weight": f"{hf}mlp.up_proj.weight",
             f"{mine}feed_forward.down.weight": f"{hf}mlp.down_proj.weight",
         }
-    _copy(model, ours, weights)
+    state = model.state_dict()
+    ours.load_state_dict({mine: state[hf].float() for mine, hf in weights.items()})
     return ours.train(model.training)
 
 
@@ -137,8 +210,8 @@ def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
             `from_pretrained(folder)`.
 
     Returns:
-        A new model, float32, in the training mode of `model`, whose logits equal
-        `model`'s: `ours(ids, mask.bool())` gives
+        A new model on the CPU, float32, in the training mode of `model`. Its logits
+        equal `model`'s: `ours(ids, mask.bool())` gives
         `model(ids, attention_mask=mask).logits`.
 
     Raises:
@@ -213,76 +286,3 @@ def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
 
 
 # --8<-- [end:gpt2_from_transformers]
-
-
-def _copy(source: nn.Module, target: nn.Module, names: dict[str, str]) -> None:
-    """Load `target` with the tensors of `source` named by `names` (target name -> source name), as float32."""
-    state = source.state_dict()
-    target.load_state_dict({mine: state[theirs].float() for mine, theirs in names.items()})
-
-
-def _wrong_class(model: object, wanted: str, base: str) -> str:
-    """The message for a model of another class; a hint when it is the family's model without its head."""
-    got = type(model).__name__
-    hint = f"; load it with {wanted}, which adds the output layer" if got == base else ""
-    return f"model must be a transformers {wanted}, got {got}{hint}"
-
-
-def _check_common(config: object, what: str) -> None:
-    """Refusals that apply to both families."""
-    if getattr(config, "quantization_config", None) is not None:
-        _refuse(what, "quantized weights", "load the model without quantization (float32, float16 or bfloat16)")
-    if getattr(config, "sliding_window", None) is not None:
-        _refuse(
-            what,
-            f"sliding_window={config.sliding_window} (each position sees only the last few)",
-            "this model attends to every earlier position: set sliding_window=None if the weights were trained so",
-        )
-
-
-def _check_llama_config(config: object) -> None:
-    what = "the LlamaConfig"
-    _check_common(config, what)
-    rope = dict(config.rope_parameters or {})
-    if rope.get("rope_type", "default") != "default":
-        _refuse(
-            what,
-            f"RoPE scaling rope_parameters={rope}",
-            "this model rotates with the plain frequencies base^(-2i/head_dim): use rope_type 'default', "
-            "or a checkpoint trained without scaling",
-        )
-    extra = sorted(set(rope) - {"rope_type", "rope_theta"})
-    if extra:
-        _refuse(what, f"the rope_parameters {extra}", "only rope_type 'default' and rope_theta are read")
-    if config.attention_bias:
-        _refuse(what, "attention_bias=True (biases in q/k/v/o_proj)", "this model's attention has no biases")
-    if config.mlp_bias:
-        _refuse(what, "mlp_bias=True (biases in the MLP)", "this model's SwiGLU has no biases")
-    if config.hidden_act != "silu":
-        _refuse(what, f"hidden_act={config.hidden_act!r}", "this model's SwiGLU gates with SiLU ('silu')")
-
-
-def _check_gpt2_config(config: object) -> None:
-    what = "the GPT2Config"
-    _check_common(config, what)
-    if config.add_cross_attention:
-        _refuse(what, "add_cross_attention=True", "this model is decoder-only, without cross-attention")
-    if config.activation_function not in ("gelu_new", "gelu_pytorch_tanh"):
-        _refuse(
-            what,
-            f"activation_function={config.activation_function!r}",
-            "this model's feed-forward network uses the tanh GELU ('gelu_new')",
-        )
-    if not config.scale_attn_weights:
-        _refuse(what, "scale_attn_weights=False", "this model divides the scores by sqrt(d_head), as GPT-2 does")
-    if config.scale_attn_by_inverse_layer_idx:
-        _refuse(
-            what,
-            "scale_attn_by_inverse_layer_idx=True (scores divided by the layer number)",
-            "this model scales every layer's scores by 1/sqrt(d_head) only",
-        )
-    if config.reorder_and_upcast_attn:
-        _refuse(what, "reorder_and_upcast_attn=True", "build the model with reorder_and_upcast_attn=False")
-    dropouts = {"resid_pdrop": config.resid_pdrop, "embd_pdrop": config.embd_pdrop, "attn_pdrop": config.attn_pdrop}
-    if len(set(dropouts.values())) > 1:
-        _refuse(what, f"unequal dropouts {dropouts}", "this model takes one dropout probability: set all three equal")
