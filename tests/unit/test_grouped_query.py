@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from tutorial_code.grouped_query import GroupedQueryAttention, KVCache, grouped_attention
 from tutorial_code.masks import causal_mask
 from tutorial_code.multi_head import MultiHeadAttention, combine_heads, split_heads
-from tutorial_code.rotary import apply_rotary
+from tutorial_code.rotary import apply_rotary, interleaved_to_half
 
 B, T, D = 2, 7, 32
 
@@ -118,3 +118,15 @@ def test_bad_settings_and_masks_say_what_to_change(x):
         attention()(x, padding_mask=torch.ones(B, T, dtype=torch.long))
     with pytest.raises(ValueError, match=r"padding_mask must have shape \(B, 7\)"):
         attention()(x, padding_mask=torch.ones(B, 5, dtype=torch.bool))
+
+
+def test_a_model_moved_between_pairings_needs_its_query_and_key_weights_permuted(x):
+    interleaved = attention(rope_pairing="interleaved")
+    half = attention(rope_pairing="half")
+    half.load_state_dict(interleaved.state_dict())  # the porting bug: copied as they are
+    assert (half(x) - interleaved(x)).abs().max() > 1e-3
+    state = interleaved.state_dict()
+    for name in ("W_Q.weight", "W_K.weight"):
+        state[name] = interleaved_to_half(state[name], head_dim=8)
+    half.load_state_dict(state)
+    torch.testing.assert_close(half(x), interleaved(x), atol=1e-5, rtol=1e-5)
