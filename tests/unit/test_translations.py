@@ -172,7 +172,6 @@ NOT_YET = {
     "encoder_decoder",
     "feed_forward_and_norm",
     "index",
-    "local_attention",
     "troubleshooting",
     "where_to_go_next",
 }
