@@ -171,7 +171,6 @@ NOT_YET = {
     "best_practices",
     "encoder_decoder",
     "feed_forward_and_norm",
-    "index",
     "troubleshooting",
     "where_to_go_next",
 }
