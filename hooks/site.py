@@ -154,6 +154,8 @@ on_page_context = CombinedEvent(edit_link_and_search, notebook_language_switch)
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     if is_notebook_page(page):
         output = build.slim_notebook_page(output, page.url, config.site_dir)
+    if language(config) == "zh":
+        output = search_words.chinese_search_base(editions.chinese_interface(output))
     return build.without_alternate_links(output)
 
 
@@ -165,6 +167,7 @@ def on_post_template(output: str, template_name: str, config: MkDocsConfig) -> s
     output = build.without_alternate_links(output)
     if language(config) == "zh":
         output = build.chinese_not_found(output, build.published_site_url(config.config_file_path))
+        output = search_words.chinese_search_base(editions.chinese_interface(output))
     state.not_found[language(config)] = output
     return output
 
@@ -183,4 +186,5 @@ def on_post_build(config: MkDocsConfig) -> None:
         if page_language in state.not_found and page.parent.is_dir():
             page.write_text(state.not_found[page_language], encoding="utf-8")
     plugin_fixes.one_search_entry_per_section(config)
+    search_words.one_index_per_edition(site)
     build.forget_old_runs(state)

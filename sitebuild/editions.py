@@ -30,6 +30,14 @@ def strings(language: str) -> dict[str, str]:
     return yaml.safe_load((ROOT / "i18n" / "strings.yml").read_text(encoding="utf-8"))[language]
 
 
+def chinese_interface(output: str) -> str:
+    """A Chinese page's HTML with the English texts of the theme and the Markdown extensions (permalink titles,
+    the colour-scheme switch) in Chinese: `interface` in i18n/strings.yml."""
+    for english, chinese in strings("zh")["interface"].items():
+        output = output.replace(english, chinese)
+    return output
+
+
 def run_box(chapter: contents.Chapter, language: str) -> str:
     """The admonition under a chapter's heading: its notebook, its downloads, its command."""
     words = strings(language)

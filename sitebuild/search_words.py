@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -19,3 +20,72 @@ def jieba_dictionary() -> Path:
     if not words.exists() or words.read_text(encoding="utf-8") != text:
         words.write_text(text, encoding="utf-8")
     return words
+
+
+USAGE = ROOT / "i18n" / "glossary_usage.yml"
+CHINESE = "zh"
+CUT = "\u200b"  # how the search plugin's text marks jieba's cuts, and what its separator splits on
+
+
+def other_names() -> dict[str, list[str]]:
+    """`{glossary term: [other names readers search for]}`, from `also_known_as` in i18n/glossary_usage.yml."""
+    usage = yaml.safe_load(USAGE.read_text(encoding="utf-8")) if USAGE.exists() else {}
+    return {term: list(names) for term, names in (usage or {}).get("also_known_as", {}).items()}
+
+
+def with_other_names(text: str, names: dict[str, list[str]]) -> str:
+    """`text` followed by the other names of each glossary term it uses, each a word of its own for search, as
+    many times as the term: a search for another name ranks the pages as a search for the term does.
+
+    Examples:
+        >>> with_other_names("\\u200b掩码\\u200b和\\u200b掩码", {"掩码": ["掩蔽"], "教师强制": ["强制教学"]})
+        '\\u200b掩码\\u200b和\\u200b掩码\\u200b掩蔽\\u200b\\u200b掩蔽\\u200b'
+    """
+    found = [name for term, others in names.items() for name in others * text.count(term)]
+    return text + "".join(f"{CUT}{name}{CUT}" for name in found)
+
+
+def one_index_per_edition(site_dir: Path) -> None:
+    """Split the site's one search index into an English one (where it is) and a Chinese one (`zh/search/`).
+
+    mkdocs-static-i18n gives both passes one index, so English and API pages ranked first for a query typed on
+    the Chinese site. The Chinese index holds the Chinese pages only, located from the Chinese site's root
+    (where `chinese_search_base` points the Chinese pages' search), and the other names of the glossary's
+    terms, so that 强制教学 finds the page that teaches 教师强制.
+    """
+    import json
+
+    english_file = site_dir / "search" / "search_index.json"
+    if not english_file.exists():
+        return
+    index = json.loads(english_file.read_text(encoding="utf-8"))
+    prefix = f"{CHINESE}/"
+    chinese = [doc for doc in index["docs"] if doc["location"].startswith(prefix)]
+    if not chinese:
+        return
+    names = other_names()
+    english = {**index, "docs": [doc for doc in index["docs"] if not doc["location"].startswith(prefix)]}
+    for doc in chinese:
+        doc["location"] = doc["location"].removeprefix(prefix)
+        doc["text"] = with_other_names(doc["text"], names)
+    chinese_file = site_dir / CHINESE / "search" / "search_index.json"
+    chinese_file.parent.mkdir(parents=True, exist_ok=True)
+    chinese_file.write_text(json.dumps({**index, "docs": chinese}, separators=(",", ":")), encoding="utf-8")
+    english_file.write_text(json.dumps(english, separators=(",", ":")), encoding="utf-8")
+
+
+def chinese_search_base(output: str) -> str:
+    """A Chinese page's HTML with the theme's `base` (where its search index and results are found) at the
+    Chinese site's root, `zh/`, so that its search uses the Chinese index.
+
+    Examples:
+        >>> chinese_search_base('<script id="__config" type="application/json">{"base": "../.."}</script>')
+        '<script id="__config" type="application/json">{"base": "../../zh/"}</script>'
+    """
+    return re.sub(
+        r'(<script id="__config" type="application/json">\{.*?"base": ")([^"]*)(")',
+        lambda m: f"{m[1]}{m[2].rstrip('/')}/{CHINESE}/{m[3]}",  # a folder: the theme resolves URLs against it
+        output,
+        count=1,
+        flags=re.S,
+    )

@@ -89,7 +89,8 @@ def held_out_mse_per_seed(steps: int, seeds: list[int], **options) -> list[float
     Args:
         steps: Optimizer steps of each run.
         seeds: One run per seed.
-        **options: Passed on to `train_sum_model`: `lr`, `dropout`, `warmup_steps`, ...
+        **options (object): Passed on to `train_sum_model`: `lr`, `dropout`,
+            `warmup_steps`, ...
 
     Returns:
         The held-out MSE of each run, in the order of `seeds`.

@@ -387,10 +387,16 @@ CHINESE_QUERIES = [  # a term, and the pages that teach it (注意力 is on ever
     ("注意力", ("zh/why_attention/", "zh/scaled_dot_product_attention/", "zh/multi_head_attention/")),
     ("掩码", ("zh/masks/",)),
     ("位置编码", ("zh/positional_encoding/",)),
+    # other names readers know (i18n/glossary_usage.yml, also_known_as), which the pages do not use
+    ("强制教学", ("zh/encoder_decoder/",)),
+    ("困惑度", ("zh/language_model/",)),
+    ("层规范化", ("zh/feed_forward_and_norm/",)),
+    ("掩蔽", ("zh/masks/",)),
 ]
+QUERY_IDS = ["attention", "mask", "positional-encoding", "qiangzhi-jiaoxue", "kunhuodu", "ceng-guifanhua", "yanbi"]
 
 
-@pytest.mark.parametrize(("query", "pages"), CHINESE_QUERIES, ids=["attention", "mask", "positional-encoding"])
+@pytest.mark.parametrize(("query", "pages"), CHINESE_QUERIES, ids=QUERY_IDS)
 def test_search_finds_chinese_terms_on_the_chinese_pages(browser, base_url, query, pages):
     context, tab, watcher = visit(browser, base_url + "zh/")
     tab.click("input.md-search__input", force=True)
@@ -400,6 +406,20 @@ def test_search_finds_chinese_terms_on_the_chinese_pages(browser, base_url, quer
     found = tab.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
     found_pages = {urlsplit(href).path for href in found}
     assert {urlsplit(base_url + page).path for page in pages} & found_pages, sorted(found_pages)
+    assert all(urlsplit(href).path.startswith(urlsplit(base_url).path + "zh/") for href in found), found
+    assert watcher.problems == []
+    context.close()
+
+
+def test_an_english_word_searched_on_the_chinese_site_finds_chinese_pages(browser, base_url):
+    """Both editions once shared one index, so "softmax" typed on the Chinese site listed English pages first."""
+    context, tab, watcher = visit(browser, base_url + "zh/")
+    tab.click("input.md-search__input", force=True)
+    tab.fill("input.md-search__input", "softmax")
+    tab.keyboard.press("End")
+    tab.wait_for_selector(".md-search-result__item", timeout=15_000)
+    found = tab.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
+    assert found and all(urlsplit(href).path.startswith(urlsplit(base_url).path + "zh/") for href in found), found
     assert watcher.problems == []
     context.close()
 

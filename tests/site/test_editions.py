@@ -134,12 +134,30 @@ def test_the_chinese_troubleshooting_table_is_in_chinese_with_the_measured_sympt
         assert all(re.search(r"[\u3400-\u9fff]", cells(translated)[i]) for i in (0, 2, 3))
 
 
-def test_the_search_index_holds_chinese_words(site):
+def test_each_edition_has_its_own_search_index_and_the_chinese_one_holds_chinese_words(site):
     import json
 
-    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    chinese = [doc for doc in index["docs"] if doc["location"].startswith("zh/")]
+    english = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads((site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert not [doc for doc in english["docs"] if doc["location"].startswith("zh/")]
+    chinese = index["docs"]
     assert chinese and "zh" in index["config"]["lang"]
+    assert all(re.search(r"[\u3400-\u9fff]", doc["title"] + doc["text"]) for doc in chinese if doc["text"])
+    english_only = [doc["location"] for doc in chinese if re.match(r"reference/|notebooks/\w|zh/", doc["location"])]
+    assert english_only == []  # the API pages and the notebooks are the English pass's
     # jieba cut the text, marking the cuts with zero-width spaces; the glossary's terms are whole words
     for term in ("注意力", "掩码", "位置编码"):
         assert any(f"\u200b{term}\u200b" in doc["text"] for doc in chinese), term
+
+
+def test_chinese_pages_search_their_own_index_and_speak_chinese(site):
+    """A Chinese page's search reads zh/search/ (the theme's `base` is the Chinese site's root); its permalink
+    titles, colour-scheme switch and footer are in Chinese. An English page keeps the site's root and English."""
+    chinese = built(site, "masks", True).read_text(encoding="utf-8")
+    english = built(site, "masks", False).read_text(encoding="utf-8")
+    assert '"base": "../../zh/"' in chinese and '"base": ".."' in english
+    for text in ("Permanent link", "Switch to dark theme", "Switch to light theme", "Made with"):
+        assert text not in chinese and text in english
+    assert "本节链接" in chinese and "切换到深色模式" in chinese and "本站由" in chinese
+    not_found = (site / "zh" / "404.html").read_text(encoding="utf-8")
+    assert re.search(r'"base": "[^"]*/zh/"', not_found)
