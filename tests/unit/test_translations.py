@@ -170,7 +170,6 @@ def _positions(text: str, form: str) -> list[int]:
 NOT_YET = {
     "best_practices",
     "encoder_decoder",
-    "feed_forward_and_norm",
 }
 RULED = [pytest.param(p, marks=pytest.mark.xfail(strict=False)) if p.stem in NOT_YET else p for p in ENGLISH]
 
