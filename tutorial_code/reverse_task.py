@@ -162,6 +162,72 @@ def sequence_accuracy(model: Seq2SeqModel, sequences: int = 512) -> float:
 # --8<-- [end:greedy]
 
 
+# --8<-- [start:beam_search]
+@torch.no_grad()
+def beam_search(
+    model: Seq2SeqModel,
+    source: torch.Tensor,
+    length: int,
+    beam_width: int,
+) -> torch.Tensor:
+    """Write `length` tokens for each source, keeping the `beam_width` likeliest drafts.
+
+    At each step every draft (a *beam*) is extended by every token; of all these
+    candidates the `beam_width` with the highest total log-probability survive.
+    `beam_width=1` is greedy decoding. A wider beam is not an exhaustive search: a
+    draft dropped early may have had the best continuation.
+
+    Returns the best draft's tokens, (B, length), without the start token.
+    """
+    check_count(length, "length", minimum=0)
+    check_count(beam_width, "beam_width")
+    model.eval()
+    B = source.size(0)
+    drafts = torch.full((B, 1, 1), BOS, dtype=torch.long)  # (B, beams, t): BOS
+    scores = torch.zeros(B, 1)  # (B, beams): total log-probability of each draft
+    for _ in range(length):
+        beams = drafts.size(1)
+        sources = source.repeat_interleave(beams, dim=0)  # (B * beams, S)
+        logits, _ = model(sources, drafts.flatten(0, 1))  # (B * beams, t, V)
+        log_p = logits[:, -1].log_softmax(dim=-1).view(B, beams, -1)  # (B, beams, V)
+        V = log_p.size(-1)
+        # every draft extended by every token: (B, beams * V) candidates
+        candidates = (scores.unsqueeze(-1) + log_p).flatten(1)
+        scores, best = candidates.topk(min(beam_width, beams * V), dim=-1)  # sorted
+        parent, token = best // V, best % V  # (B, width): which draft, which token
+        kept = drafts.gather(1, parent.unsqueeze(-1).expand(-1, -1, drafts.size(2)))
+        drafts = torch.cat([kept, token.unsqueeze(-1)], dim=2)  # (B, width, t + 1)
+    return drafts[:, 0, 1:]  # the likeliest draft, without the start token
+
+
+# --8<-- [end:beam_search]
+
+
+# --8<-- [start:log_prob]
+def sequence_log_prob(
+    model: Seq2SeqModel,
+    source: torch.Tensor,
+    written: torch.Tensor,
+) -> torch.Tensor:
+    """Total log-probability (natural log) that `model` gives `written` (B, T); (B,).
+
+    Examples:
+        >>> model = Seq2SeqModel()
+        >>> source = torch.zeros(2, 8, dtype=torch.long)
+        >>> sequence_log_prob(model, source, greedy_decode(model, source, 8)).shape
+        torch.Size([2])
+    """
+    check_token_ids(written, model.embedding.num_embeddings, "written")
+    model.eval()
+    with torch.no_grad():
+        logits, _ = model(source, shift_right(written))  # (B, T, V)
+    log_p = logits.log_softmax(dim=-1)
+    return log_p.gather(-1, written.unsqueeze(-1)).squeeze(-1).sum(dim=-1)
+
+
+# --8<-- [end:log_prob]
+
+
 # --8<-- [start:train]
 @dataclass
 class Seq2SeqResult:
@@ -189,6 +255,7 @@ def train_reversal(
     causal: bool = True,
     device: str = "cpu",
     embedding_scale: float = 1.0,
+    label_smoothing: float = 0.0,
 ) -> Seq2SeqResult:
     """Train a [`Seq2SeqModel`][tutorial_code.reverse_task.Seq2SeqModel] to reverse 8 digits, with teacher forcing.
 
@@ -200,15 +267,19 @@ def train_reversal(
         causal: Mask the future in the decoder (correct). False is a bug. Defaults to True.
         device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
         embedding_scale: Passed to the model: the factor of the embeddings. Defaults to 1.0.
+        label_smoothing: Share of each target's probability spread evenly over all
+            tokens (the paper: 0.1). Defaults to 0.0, the one-hot target.
 
     Returns:
         A [`Seq2SeqResult`][tutorial_code.reverse_task.Seq2SeqResult].
 
     Raises:
-        ValueError: If `steps` is not positive.
+        ValueError: If `steps` is not positive, or `label_smoothing` not in [0, 1).
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
+    if not 0 <= label_smoothing < 1:
+        raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing}; the paper uses 0.1")
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
     model = Seq2SeqModel(embedding_scale=embedding_scale).to(device)
@@ -220,7 +291,7 @@ def train_reversal(
         source, target = source.to(device), target.to(device)
         target_input = shift_right(target) if shift else target
         logits, _ = model(source, target_input, causal=causal)  # (B, T, V)
-        loss = nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten())
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(), label_smoothing=label_smoothing)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -252,7 +323,7 @@ def reversed_share_per_seed(steps: int, seeds: list[int], **options) -> list[flo
     Args:
         steps: Optimizer steps of each run.
         seeds: One run per seed.
-        **options: Passed on to `train_reversal`: `lr`, `embedding_scale`, ...
+        **options (object): Passed on to `train_reversal`: `lr`, `embedding_scale`, ...
 
     Returns:
         The share of held-out sequences reversed exactly, per seed, in the order of
@@ -267,3 +338,104 @@ def reversed_share_per_seed(steps: int, seeds: list[int], **options) -> list[flo
 
 
 # --8<-- [end:reversed_share_per_seed]
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:held_out_scores_per_seed]
+def held_out_scores_per_seed(
+    steps: int,
+    seeds: list[int],
+    **options,
+) -> dict[str, list[float]]:
+    """Train the reversal model once per seed and score it on 512 held-out sources.
+
+    Torch's global random state is left as it was.
+
+    Args:
+        steps: Optimizer steps of each run.
+        seeds: One run per seed.
+        **options (object): Passed on to `train_reversal`: `label_smoothing`, `lr`, ...
+
+    Returns:
+        Lists in the order of `seeds`: `"reversed"`, the share that greedy decoding
+        reverses exactly; `"confidence"`, the mean probability of the tokens it
+        chose; `"cross_entropy"`, the mean cross-entropy (nats per token) of the
+        true reversals.
+
+    Examples:
+        >>> sorted(held_out_scores_per_seed(1, [0]))
+        ['confidence', 'cross_entropy', 'reversed']
+    """
+    source, target = reversal_batch(512, 8, torch.Generator().manual_seed(1234))
+    scores = {"reversed": [], "confidence": [], "cross_entropy": []}
+    with torch.random.fork_rng():
+        for seed in seeds:
+            model = train_reversal(steps, seed, **options).model
+            written = greedy_decode(model, source, 8)
+            with torch.no_grad():
+                chosen, _ = model(source, shift_right(written))  # (B, T, V)
+                true, _ = model(source, shift_right(target))
+            p = chosen.softmax(-1).gather(-1, written.unsqueeze(-1))  # (B, T, 1)
+            loss = nn.functional.cross_entropy(true.flatten(0, 1), target.flatten())
+            reversed_share = (written == target).all(dim=1).float().mean()
+            scores["reversed"].append(reversed_share.item())
+            scores["confidence"].append(p.mean().item())
+            scores["cross_entropy"].append(loss.item())
+    return scores
+
+
+# --8<-- [end:held_out_scores_per_seed]
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:beam_against_greedy_per_seed]
+def beam_against_greedy_per_seed(
+    steps: int,
+    seeds: list[int],
+    beam_width: int,
+    **options,
+) -> dict[str, list[float]]:
+    """Train the reversal model once per seed; decode 512 held-out sources greedily and
+    with a beam.
+
+    Torch's global random state is left as it was.
+
+    Args:
+        steps: Optimizer steps of each run.
+        seeds: One run per seed.
+        beam_width: The beam's width.
+        **options (object): Passed on to `train_reversal`.
+
+    Returns:
+        Lists in the order of `seeds`: `"greedy_reversed"` and `"beam_reversed"`, the
+        share reversed exactly; `"greedy_log_prob"` and `"beam_log_prob"`, the mean
+        total log-probability of the written sequences; `"beam_higher"` and
+        `"beam_lower"`, how many sources the beam wrote a likelier or a less likely
+        sequence for than greedy decoding.
+
+    Examples:
+        >>> len(beam_against_greedy_per_seed(1, [0], 2)["beam_lower"])
+        1
+    """
+    source, target = reversal_batch(512, 8, torch.Generator().manual_seed(1234))
+    names = ["greedy_reversed", "beam_reversed", "greedy_log_prob", "beam_log_prob"]
+    scores = {name: [] for name in [*names, "beam_higher", "beam_lower"]}
+    with torch.random.fork_rng():
+        for seed in seeds:
+            model = train_reversal(steps, seed, **options).model
+            log_probs = {}
+            for way, written in (
+                ("greedy", greedy_decode(model, source, 8)),
+                ("beam", beam_search(model, source, 8, beam_width)),
+            ):
+                log_probs[way] = sequence_log_prob(model, source, written)
+                reversed_share = (written == target).all(dim=1).float().mean()
+                scores[f"{way}_reversed"].append(reversed_share.item())
+                scores[f"{way}_log_prob"].append(log_probs[way].mean().item())
+            difference = log_probs["beam"] - log_probs["greedy"]
+            scores["beam_higher"].append(int((difference > 1e-5).sum()))
+            scores["beam_lower"].append(int((difference < -1e-5).sum()))
+    return scores
+
+
+# --8<-- [end:beam_against_greedy_per_seed]

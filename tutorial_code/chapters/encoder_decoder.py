@@ -187,6 +187,36 @@ for name, factor in (("unscaled", 1.0), ("scaled by sqrt(d_model)", scale)):
 
 
 # %%
+# --8<-- [start:label_smoothing_target]
+V = result.model.output.out_features  # 11 tokens: ten digits and the start token
+smoothing = 0.1  # the paper's value
+logits = torch.randn(V)  # any logits, for one position whose true token is 3
+smoothed = torch.full((V,), smoothing / V)  # every token gets smoothing / V ...
+smoothed[3] += 1 - smoothing  # ... and the true token the rest: 0.9 + 0.1 / 11
+by_hand = -(smoothed * logits.log_softmax(dim=-1)).sum()  # cross-entropy to it
+true_token = torch.tensor(3)
+builtin = nn.functional.cross_entropy(logits, true_token, label_smoothing=smoothing)
+print(f"target: true token {smoothed[3]:.4f}, each other token {smoothed[0]:.4f}")
+print(f"cross-entropy to that target {by_hand:.4f}, label_smoothing=0.1 {builtin:.4f}")
+# --8<-- [end:label_smoothing_target]
+
+
+# %%
+# --8<-- [start:label_smoothing]
+from tutorial_code.reverse_task import held_out_scores_per_seed
+
+smoothing_scores = {}  # per setting: lists over the seeds
+for value in (0.0, smoothing):
+    options = {"label_smoothing": value, "device": DEVICE}
+    smoothing_scores[value] = held_out_scores_per_seed(STEPS, seeds, **options)
+    for name, values in smoothing_scores[value].items():
+        style = ".1%" if name == "reversed" else ".4f"  # a share, or a number
+        shown = ", ".join(f"{v:{style}}" for v in values)
+        print(f"label smoothing {value}: {name:>13}, seeds {seeds}: {shown}")
+# --8<-- [end:label_smoothing]
+
+
+# %%
 # --8<-- [start:cross_attention_map]
 source, _ = reversal_batch(1, 8, torch.Generator().manual_seed(7))
 written = greedy_decode(result.model, source, 8)
@@ -202,6 +232,38 @@ fig = heatmaps(
     ylabel="output position (query)",
 )
 # --8<-- [end:cross_attention_map]
+
+
+# %%
+# --8<-- [start:beam_trained]
+from tutorial_code.reverse_task import beam_search, sequence_log_prob
+
+held_out, _ = reversal_batch(512, 8, torch.Generator().manual_seed(1234))
+greedy_written = greedy_decode(result.model, held_out, 8)
+beam_written = beam_search(result.model, held_out, 8, beam_width=4)
+same_as_greedy = (beam_written == greedy_written).all(dim=1).float().mean().item()
+print(f"beam width 4 writes what greedy decoding writes: {same_as_greedy:.1%}")
+greedy_log_p = sequence_log_prob(result.model, held_out, greedy_written).mean()
+print(f"mean log-probability of the written sequences: {greedy_log_p:.4f}")
+# --8<-- [end:beam_trained]
+
+
+# %%
+# --8<-- [start:beam_under_trained]
+from tutorial_code.reverse_task import beam_against_greedy_per_seed
+
+few_steps = STEPS // 3  # under-trained: greedy decoding makes mistakes
+beam = beam_against_greedy_per_seed(few_steps, seeds, 4, device=DEVICE)
+print(f"{few_steps} steps, 512 held-out sources, beam width 4")
+for i, seed in enumerate(seeds):
+    run = {name: values[i] for name, values in beam.items()}  # this seed's numbers
+    print(
+        f"seed {seed}: reversed {run['greedy_reversed']:.1%} greedy, "
+        f"{run['beam_reversed']:.1%} beam; mean log-probability "
+        f"{run['greedy_log_prob']:.3f} greedy, {run['beam_log_prob']:.3f} beam; "
+        f"beam likelier for {run['beam_higher']}, less likely for {run['beam_lower']}"
+    )
+# --8<-- [end:beam_under_trained]
 
 
 # %%
