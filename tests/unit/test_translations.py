@@ -166,14 +166,7 @@ def _positions(text: str, form: str) -> list[int]:
     return [match.start() for match in re.finditer(re.escape(form), text)]
 
 
-# Pages not yet brought to the glossary's rules (issue 22); each leaves this set when it is.
-NOT_YET = {
-    "encoder_decoder",
-}
-RULED = [pytest.param(p, marks=pytest.mark.xfail(strict=False)) if p.stem in NOT_YET else p for p in ENGLISH]
-
-
-@pytest.mark.parametrize("page", RULED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
 def test_a_glossary_term_gives_its_english_at_its_first_use_and_nowhere_else(page):
     text = glossed_text(chinese(page).read_text(encoding="utf-8"))
     if page.stem == "troubleshooting":
@@ -181,7 +174,7 @@ def test_a_glossary_term_gives_its_english_at_its_first_use_and_nowhere_else(pag
     assert gloss_problems(text) == []
 
 
-@pytest.mark.parametrize("page", RULED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
 def test_each_concept_has_one_chinese_term_and_layernorm_is_code(page):
     text = chinese(page).read_text(encoding="utf-8")
     if page.stem == "troubleshooting":
