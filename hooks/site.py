@@ -104,7 +104,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     uri = page.file.src_uri.replace(".zh.md", ".md")  # a Chinese page shows the same outputs as its English one
     edition = "zh" if uri != page.file.src_uri else "en"
     try:
-        markdown = pages.fill(markdown, uri, lambda chapter, section: state.output_of(chapter, section, edition))
+        markdown = pages.fill(
+            markdown, uri, lambda chapter, section, prose: state.output_of(chapter, section, edition, prose)
+        )
     except pages.PageError as error:
         raise PluginError(f"{uri}: {error}") from error
     if uri == "notebooks.md":

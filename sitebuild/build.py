@@ -48,8 +48,9 @@ class BuildState:
     not_found: dict[str, str] = field(default_factory=dict)  # the 404 page of each edition
     log: list[str] = field(default_factory=list)
 
-    def output_of(self, chapter: str, section: str, language: str = "en") -> str:
-        """What a section printed, or, where the page's edition renders it from data, that rendering."""
+    def output_of(self, chapter: str, section: str, language: str = "en", as_prose: bool = False) -> str:
+        """What a section printed, or, where the page's edition renders it from data, that rendering. Printed
+        Markdown that a Chinese page shows as prose is put in Chinese (`editions.in_chinese`)."""
         sections = self.sections.get(chapter)
         if sections is None:
             raise pages.PageError(f"no chapter script tutorial_code/chapters/{chapter}.py")
@@ -57,7 +58,14 @@ class BuildState:
             raise pages.PageError(f"tutorial_code/chapters/{chapter}.py has no section {section!r}")
         found = sections[section]
         own = editions.rendered(chapter, section, found.data, language)
-        return found.text if own is None else own
+        if own is not None:
+            return own
+        if language == "zh" and as_prose:
+            try:
+                return editions.in_chinese(chapter, section, found.text)
+            except editions.Untranslated as error:
+                raise pages.PageError(str(error)) from error
+        return found.text
 
     def chapter_of_page(self, uri: str) -> contents.Chapter | None:
         return next((c for c in contents.CHAPTERS if c.page_path == uri and c.slug in self.notebooks), None)

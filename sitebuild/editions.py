@@ -90,7 +90,8 @@ def rendered(chapter: str, section: str, data: object, language: str) -> str | N
 
 def troubleshooting_table(data: dict) -> str:
     """The troubleshooting table in Chinese, from the rows the chapter ran: its problem, cause and fix columns
-    from `i18n/troubleshooting.zh.yml`; the symptoms and what the fix gives as the run printed them."""
+    from `i18n/troubleshooting.zh.yml`; the symptoms and what the fix gives in Chinese where the site measured
+    them, as printed where PyTorch printed them."""
     prose = yaml.safe_load(TABLE.read_text(encoding="utf-8"))  # keyed by the English title
     lines = [
         f"测量所用的 PyTorch 版本：{data['torch']}。",
@@ -99,9 +100,101 @@ def troubleshooting_table(data: dict) -> str:
         "|---|---|---|---|---|",
     ]
     for row in data["value"]:
-        words, symptom = prose[row["title"]], row["symptom"].replace("|", "\\|")
-        lines.append(f"| {words['title']} | `{symptom}` | {words['cause']} | {words['fix']} | {row['after']} |")
+        words = prose[row["title"]]
+        symptom, after = measured_in_chinese(row["symptom"]), measured_in_chinese(row["after"])
+        if symptom == row["symptom"]:  # printed by PyTorch (or Python): shown as printed, as code
+            symptom = f"`{symptom}`"
+        symptom, after = symptom.replace("|", "\\|"), after.replace("|", "\\|")
+        lines.append(f"| {words['title']} | {symptom} | {words['cause']} | {words['fix']} | {after} |")
     return "\n".join(lines)
+
+
+def measured_in_chinese(text: str) -> str:
+    """A troubleshooting cell that the site measured, in Chinese (`troubleshooting:table` in
+    i18n/outputs.zh.yml); an error message PyTorch printed stays as it is."""
+    if re.match(r"\w*(Error|Warning)\b", text):
+        return text
+    return in_chinese("troubleshooting", "table", text)
+
+
+OUTPUTS = ROOT / "i18n" / "outputs.zh.yml"
+PLACEHOLDER = re.compile(r"\{(\w+)(?::(number))?\}")
+# Words a Chinese page may show in a chapter's printed prose: names of things, units and code, not English.
+KEPT_WORDS = {
+    "matmul",
+    "softmax",
+    "autocast",
+    "bfloat16",
+    "float32",
+    "torch",
+    "cpu",
+    "dropout",
+    "eval",
+    "nan",
+    "inf",
+    "logits",
+}
+CODE_LIKE = re.compile(r"`[^`]*`|\$[^$]*\$|\\\(.*?\\\)|\b[\w.]*[._=()/][\w.=()/]*|\b[A-Z][\w-]*")
+
+
+class Untranslated(ValueError):
+    """A chapter printed prose that `i18n/outputs.zh.yml` does not put in Chinese."""
+
+
+def english_words(text: str) -> list[str]:
+    """The English words of `text`: lowercase words of three letters or more outside code, formulas and
+    names (capitalised words, identifiers such as `nn.MultiheadAttention` or `need_weights=True`), units and
+    `KEPT_WORDS`.
+
+    Examples:
+        >>> english_words("| nn.MultiheadAttention, need_weights=True | NaN | 2.3x | 12 ms |")
+        []
+        >>> english_words("| warm-up, then cosine to 0 | 预热 |")
+        ['warm', 'then', 'cosine']
+    """
+    words = re.findall(r"[a-z][a-z0-9]{2,}", CODE_LIKE.sub(" ", text))
+    return [word for word in words if word not in KEPT_WORDS]
+
+
+@functools.cache
+def output_phrases() -> dict[str, list[tuple[re.Pattern[str], str]]]:
+    """`i18n/outputs.zh.yml` compiled: for each `chapter:section`, its (English pattern, Chinese) pairs, the
+    longest English first, so that a phrase inside a longer one is put in Chinese after the longer one."""
+    table = yaml.safe_load(OUTPUTS.read_text(encoding="utf-8")) or {}
+    compiled = {}
+    for key, phrases in table.items():
+        pairs = []
+        for english, chinese in sorted(phrases.items(), key=lambda pair: -len(PLACEHOLDER.sub("", pair[0]))):
+            pattern, last = "", 0
+            for match in PLACEHOLDER.finditer(english):
+                pattern += re.escape(english[last : match.start()])
+                at_end = match.end() == len(english)
+                wildcard = r"-?[\d.,]+" if match[2] == "number" else (r"[^|\n]+" if at_end else r"[^|\n]+?")
+                pattern += f"(?P<{match[1]}>{wildcard})"
+                last = match.end()
+            pattern += re.escape(english[last:])
+            replacement = PLACEHOLDER.sub(lambda m: f"\\g<{m[1]}>", chinese.replace("\\", "\\\\"))
+            pairs.append((re.compile(pattern), replacement))
+        compiled[key] = pairs
+    return compiled
+
+
+def in_chinese(chapter: str, section: str, text: str) -> str:
+    """What a section printed as Markdown (a table, a sentence), with its English phrases put in Chinese from
+    `i18n/outputs.zh.yml`; the numbers and names stay as printed.
+
+    Raises:
+        Untranslated: If English words are left: the message names the lines to add to the file.
+    """
+    for pattern, chinese in output_phrases().get(f"{chapter}:{section}", []):
+        text = pattern.sub(chinese, text)
+    left = [line for line in text.splitlines() if english_words(line)]
+    if left:
+        raise Untranslated(
+            f"tutorial_code/chapters/{chapter}.py, section {section!r}, printed English that the Chinese page shows "
+            f"as prose; add its phrases under '{chapter}:{section}' in i18n/outputs.zh.yml: {left[:3]}"
+        )
+    return text
 
 
 def to_english_pages(markdown: str, page_url: str) -> str:

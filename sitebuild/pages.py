@@ -64,14 +64,15 @@ def _fences(lines: list[str], page: str):
         index += 1
 
 
-def fill(markdown: str, page: str, output_of: Callable[[str, str], str]) -> str:
-    """Replace every `run` fence of `markdown` by its code and output; `output_of(chapter, section)` gives the text."""
+def fill(markdown: str, page: str, output_of: Callable[[str, str, bool], str]) -> str:
+    """Replace every `run` fence of `markdown` by its code and output; `output_of(chapter, section, as_prose)` gives
+    the text, `as_prose` telling whether the page shows it as Markdown (prose, tables) or as printed text."""
     lines = markdown.splitlines(keepends=True)
     pieces, done = [], 0
     for start, end, mode, includes, indent in list(_fences(lines, page)):
         pieces.append("".join(lines[done:start]))
         done = end + 1
-        text = "".join(output_of(chapter, section) for chapter, section in includes)
+        text = "".join(output_of(chapter, section, mode != "text") for chapter, section in includes)
         if mode != "markdown":
             pieces.append(f"{indent}```python\n" + "".join(lines[start + 1 : end]) + f"{indent}```\n")
         if mode != "text":

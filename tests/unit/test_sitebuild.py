@@ -26,7 +26,7 @@ OUTPUTS = {"setup": "", "padding": "tensor([True])\n", "table": "| a |\n|---|\n"
 
 
 def test_a_run_fence_becomes_the_code_and_what_it_printed():
-    filled = pages.fill(PAGE, "page.md", lambda chapter, section: OUTPUTS[section])
+    filled = pages.fill(PAGE, "page.md", lambda chapter, section, prose: OUTPUTS[section])
     assert '```python\n--8<-- "tutorial_code/chapters/masks.py:setup"\n' in filled
     assert "```text\ntensor([True])\n```" in filled
     assert "    | a |\n    |---|\n" in filled and ":table" not in filled  # Markdown, indented in the admonition
@@ -49,7 +49,7 @@ def test_run_fences_are_listed_in_page_order():
 )
 def test_a_bad_run_fence_is_explained(page, message):
     with pytest.raises(pages.PageError, match=message):
-        pages.fill(page, "page.md", lambda chapter, section: "")
+        pages.fill(page, "page.md", lambda chapter, section, prose: "")
 
 
 def executed(*outputs) -> nbformat.NotebookNode:
@@ -148,12 +148,13 @@ def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter
     from sitebuild import editions
     from tutorial_code.troubleshooting import PROBLEMS, Row, markdown_table
 
-    rows = [Row(p.name, p.title, f"symptom {i} | piped", f"after {i}") for i, p in enumerate(PROBLEMS[:3])]
+    printed = [f"RuntimeError: symptom {i} | piped" for i in range(3)]  # PyTorch's words: kept as printed
+    rows = [Row(p.name, p.title, printed[i], f"loss = 0.{i}") for i, p in enumerate(PROBLEMS[:3])]
     data = {"torch": "9.9.9", "value": editions.as_data(rows)}
     chinese = editions.rendered("troubleshooting", "table", data, "zh").splitlines()
     english = markdown_table(rows).splitlines()
     assert len(chinese) == len(english) and "9.9.9" in chinese[0]
     for i, line in enumerate(chinese[4:]):
-        assert f"`symptom {i} \\| piped`" in line and line.endswith(f"| after {i} |")
+        assert f"`RuntimeError: symptom {i} \\| piped`" in line and line.endswith(f"| 损失 = 0.{i} |")
         assert PROBLEMS[i].title not in line and PROBLEMS[i].cause not in line  # the prose is the Chinese one
     assert editions.rendered("troubleshooting", "table", data, "en") is None  # English shows what was printed

@@ -1,0 +1,53 @@
+"""What chapters print as prose is put in Chinese on Chinese pages, from i18n/outputs.zh.yml, or the build stops."""
+
+import re
+
+import pytest
+import yaml
+
+from sitebuild import editions
+
+
+def test_a_table_and_a_sentence_are_put_in_chinese_with_their_numbers():
+    table = (
+        "| learning rate 0.01, 200 steps | held-out MSE: mean ± std of 3 seeds | each seed |\n|---|---|---|\n"
+        "| warm-up, then cosine to 0 | 0.0124 ± 0.0040 | 0.0164, 0.0121, 0.0085 |\n"
+        "| warm-up | 0.0177 ± 0.0133 | 0.0330, 0.0094, 0.0106 |"
+    )
+    chinese = editions.in_chinese("best_practices", "schedule", table)
+    assert chinese.splitlines()[0] == "| 学习率 0.01，200 步 | 留出 MSE：3 个种子的均值 ± 标准差 | 各种子 |"
+    assert "| 预热，然后按余弦降到 0 | 0.0124 ± 0.0040 |" in chinese and "| 预热 | 0.0177" in chinese
+
+
+def test_english_left_in_a_printed_table_stops_the_build_and_names_the_file():
+    with pytest.raises(editions.Untranslated, match=r"i18n/outputs.zh.yml: \['\| a row nobody translated \|'\]"):
+        editions.in_chinese("masks", "behaviour_table", "| implementation |\n|---|\n| a row nobody translated |")
+
+
+def test_the_troubleshooting_cells_keep_pytorch_messages_and_translate_measurements():
+    error = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x32 and 64x64)"
+    assert editions.measured_in_chinese(error) == error
+    assert editions.measured_in_chinese("held-out MSE after 200 steps: 0.637") == "训练 200 步后的留出 MSE：0.637"
+
+
+def test_every_phrase_has_chinese_with_the_same_placeholders():
+    table = yaml.safe_load(editions.OUTPUTS.read_text(encoding="utf-8"))
+    for key, phrases in table.items():
+        assert re.fullmatch(r"\w+:\w+", key), key
+        for english, chinese in phrases.items():
+            assert re.search(r"[\u3400-\u9fff]", chinese), (key, english)
+            names = lambda text: sorted(m[1] for m in editions.PLACEHOLDER.finditer(text))  # noqa: E731
+            assert names(english) == names(chinese), (key, english)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("| nn.MultiheadAttention, need_weights=True | NaN | 2.3× | 12 ms (0.61x) |", []),
+        ("测于 AMD EPYC（2 核），torch 2.13.0+cpu，float32", []),
+        ("| eval() fast path |", ["fast", "path"]),
+        ("`code here` and $\\text{math}$ but prose", ["and", "but", "prose"]),
+    ],
+)
+def test_english_words_are_words_not_names_units_or_code(text, words):
+    assert editions.english_words(text) == words
