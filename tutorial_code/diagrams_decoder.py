@@ -203,6 +203,42 @@ def distribution_bars(labels: list[str], panels: list[tuple[str, torch.Tensor]])
     return fig
 
 
+def nucleus_bars(labels: list[str], probabilities: torch.Tensor, kept: int, top_p: float) -> Figure:
+    """Sorted next-token probabilities, their running sum, and where top-p sampling cuts them.
+
+    Args:
+        labels: The name of each token, likeliest first, one per bar.
+        probabilities: Their probabilities, in the same order (descending).
+        kept: How many of them the nucleus keeps (the first `kept` bars).
+        top_p: The probability the nucleus must reach: a dashed line.
+
+    Returns:
+        The figure.
+
+    Examples:
+        >>> fig = nucleus_bars(["a", "b", "c"], torch.tensor([0.6, 0.3, 0.1]), 2, 0.8)
+        >>> len(fig.axes[0].patches)
+        3
+    """
+    fig, ax = plt.subplots(figsize=(7.5, 3.2))
+    positions = range(len(labels))
+    colors = [BLUE if i < kept else GREY for i in positions]
+    ax.bar(positions, probabilities.numpy(), color=colors, label="probability (blue: kept)")
+    ax.step(positions, probabilities.cumsum(0).numpy(), where="mid", color=ORANGE, label="running sum")
+    ax.axhline(top_p, color=ORANGE, linestyle="--", linewidth=1)
+    ax.text(len(labels) - 0.5, top_p + 0.02, f"p = {top_p}", ha="right", fontsize=8, color=ORANGE)
+    ax.axvline(kept - 0.5, color="#555555", linewidth=1)
+    ax.set_xticks(list(positions), labels, fontsize=8)
+    ax.set_xlabel("next character, likeliest first", fontsize=8)
+    ax.set_ylabel("probability")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=8, loc="center right")
+    ax.grid(axis="y", alpha=0.3)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
 def kv_cache_growth(steps: list[tuple[str, int]], shapes: list[tuple[int, ...]]) -> Figure:
     """A KV cache that grows step by step: one row per step, one cell per cached position.
 

@@ -43,7 +43,7 @@ from tutorial_code.validation import (
 )
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import reusable  # not shown: only the build uses it
+from tutorial_tools.trainings import recorded, reusable  # not shown: only the build uses them
 
 
 # --8<-- [start:data]
@@ -120,6 +120,8 @@ class CharTransformer(nn.Module):
             ([`EfficientMultiHeadAttention`][tutorial_code.multi_head.EfficientMultiHeadAttention]): faster,
             but the layers return no weights. The parameters are the same either way, so a trained model's
             `state_dict` loads into the other kind. Defaults to True.
+        tie_weights: Use the embedding table as the output layer's weight, one (V, d_model)
+            matrix for both, as GPT-2 and nanoGPT do. Defaults to False.
 
     Shape:
         - tokens: (B, T) character ids, T <= context
@@ -130,6 +132,9 @@ class CharTransformer(nn.Module):
         >>> logits, weights = model(torch.zeros(2, 5, dtype=torch.long))
         >>> logits.shape, weights[0].shape
         (torch.Size([2, 5, 10]), torch.Size([2, 4, 5, 5]))
+        >>> tied = CharTransformer(vocab_size=10, tie_weights=True)
+        >>> tied.output.weight is tied.embedding.weight
+        True
     """
 
     def __init__(
@@ -141,6 +146,7 @@ class CharTransformer(nn.Module):
         context: int = 64,
         dropout: float = 0.0,
         fused_attention: bool = True,
+        tie_weights: bool = False,
     ) -> None:
         super().__init__()
         self.context = context
@@ -154,6 +160,8 @@ class CharTransformer(nn.Module):
                 layer.attention = EfficientMultiHeadAttention(d_model, num_heads, dropout=dropout)
         self.final_norm = nn.LayerNorm(d_model)
         self.output = nn.Linear(d_model, vocab_size)
+        if tie_weights:  # the output layer scores each token against its own embedding
+            self.output.weight = self.embedding.weight  # (V, d_model): one matrix, not two
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Return `(logits, weights)`; position t sees positions 0..t only."""
@@ -192,7 +200,12 @@ class LanguageModelResult:
 
 @reusable  # the build shares trainings between chapters: tutorial_tools/trainings.py
 def train_language_model(
-    steps: int = 350, seed: int = 0, batch_size: int = 32, lr: float = 1e-2, device: str = "cpu"
+    steps: int = 350,
+    seed: int = 0,
+    batch_size: int = 32,
+    lr: float = 1e-2,
+    device: str = "cpu",
+    tie_weights: bool = False,
 ) -> LanguageModelResult:
     """Train a [`CharTransformer`][tutorial_code.language_model.CharTransformer] on the Python reference.
 
@@ -202,6 +215,8 @@ def train_language_model(
         batch_size: Windows of 64 characters per step. Defaults to 32.
         lr: Peak AdamW learning rate, after 50 warm-up steps; cosine decay to 0. Defaults to 1e-2.
         device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
+        tie_weights: Passed to the model: share the embedding with the output layer.
+            Defaults to False.
 
     Returns:
         A [`LanguageModelResult`][tutorial_code.language_model.LanguageModelResult].
@@ -216,7 +231,7 @@ def train_language_model(
     train_ids, held_out_ids = split(vocabulary.encode(text))
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
-    model = CharTransformer(len(vocabulary.chars)).to(device)
+    model = CharTransformer(len(vocabulary.chars), tie_weights=tie_weights).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, foreach=True)
     warmup = min(50, steps)
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -388,6 +403,41 @@ def forward_with_cache(
 # --8<-- [end:kv_cache]
 
 
+# --8<-- [start:top_p]
+def top_p_filter(logits: torch.Tensor, top_p: float) -> torch.Tensor:
+    """Keep the smallest set of tokens whose probabilities add up to at least `top_p`.
+
+    This set is the *nucleus* (top-p, or nucleus, sampling): sort the probabilities,
+    keep tokens until their sum reaches `top_p`, and set every other logit to -inf.
+    The likeliest token is always kept; `top_p=1` keeps every token.
+
+    Args:
+        logits: Next-token logits, (..., V).
+        top_p: The probability the kept tokens must reach, in (0, 1].
+
+    Returns:
+        The logits with -inf outside the nucleus, (..., V).
+
+    Examples:
+        >>> top_p_filter(torch.tensor([2.0, 1.0, 0.0, -1.0]), 0.9)
+        tensor([2., 1., 0., -inf])
+    """
+    if isinstance(top_p, bool) or not isinstance(top_p, int | float):
+        raise TypeError(f"top_p must be a number, got {top_p!r}; None keeps all tokens")
+    if not 0 < top_p <= 1:  # also refuses NaN
+        raise ValueError(f"top_p must be in (0, 1], got {top_p}; 1 keeps every token")
+    if top_p == 1:  # every token; float sums could drop a tiny last one
+        return logits
+    probabilities, order = logits.softmax(dim=-1).sort(dim=-1, descending=True)
+    ahead = probabilities.cumsum(dim=-1) - probabilities  # the likelier tokens' sum
+    outside = ahead >= top_p  # sorted order: the nucleus reached top_p before it
+    outside = outside.scatter(-1, order, outside)  # back to the tokens' own order
+    return logits.masked_fill(outside, float("-inf"))
+
+
+# --8<-- [end:top_p]
+
+
 # --8<-- [start:generate]
 @torch.no_grad()
 def generate(
@@ -398,12 +448,14 @@ def generate(
     top_k: int | None = None,
     generator: torch.Generator | None = None,
     use_cache: bool = False,
+    top_p: float | None = None,
 ) -> torch.Tensor:
     """Extend `prompt` (1-D ids) by `new_tokens` sampled ids, one at a time; returns prompt + new ids.
 
     Each step takes the logits of the newest position, divides them by `temperature` (below 1:
-    safer choices; above 1: more varied), keeps the `top_k` most likely characters, and samples
-    from the softmax. Without a cache, each step runs the model on the last `context` ids. With
+    safer choices; above 1: more varied), keeps the `top_k` most likely characters, then the
+    nucleus of probability `top_p` ([`top_p_filter`][tutorial_code.language_model.top_p_filter]),
+    and samples from the softmax. Without a cache, each step runs the model on the last `context` ids. With
     `use_cache=True`, only the newest id goes through the model, against the cached keys and
     values of the others ([`forward_with_cache`][tutorial_code.language_model.forward_with_cache]).
     Once the ids outgrow the context, the window slides and every position moves: the cache
@@ -413,11 +465,13 @@ def generate(
     Raises:
         ValueError: If the prompt is empty or holds an id outside the vocabulary,
             `new_tokens` is negative, `temperature` is not a finite number above 0,
-            or `top_k` is not in 1..V.
+            `top_k` is not in 1..V, or `top_p` is not in (0, 1].
     """
     check_token_ids(prompt, model.embedding.num_embeddings, "prompt", dims=1)
     check_count(new_tokens, "new_tokens", minimum=0)
     check_sampling(temperature, top_k, model.embedding.num_embeddings)
+    if top_p is not None:
+        top_p_filter(torch.zeros(1), top_p)  # refuses a bad top_p before the first step
     model.eval()
     ids, cache = prompt.clone(), None
     for _ in range(new_tokens):
@@ -433,6 +487,8 @@ def generate(
         if top_k is not None:
             kth_largest = logits.topk(top_k).values[-1]
             logits = logits.masked_fill(logits < kth_largest, float("-inf"))
+        if top_p is not None:
+            logits = top_p_filter(logits, top_p)
         next_id = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator)
         ids = torch.cat([ids, next_id])
     return ids
@@ -463,6 +519,73 @@ def with_attention_weights(model: CharTransformer) -> CharTransformer:
         num_layers=len(model.layers),
         context=model.context,
         fused_attention=False,
+        tie_weights=model.output.weight is model.embedding.weight,
     )
     twin.load_state_dict(model.state_dict())
     return twin.eval()
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:held_out_bpc_per_seed]
+def held_out_bpc_per_seed(steps: int, seeds: list[int], **options) -> list[float]:
+    """Train the language model once per seed; each run's held-out bits per character.
+
+    Torch's global random state is left as it was.
+
+    Args:
+        steps: Optimizer steps of each run.
+        seeds: One run per seed.
+        **options (object): Passed on to `train_language_model`: `tie_weights`, ...
+
+    Returns:
+        The held-out bits per character, per seed, in the order of `seeds`.
+
+    Examples:
+        >>> len(held_out_bpc_per_seed(1, [0]))
+        1
+    """
+    with torch.random.fork_rng():
+        runs = [train_language_model(steps, seed, **options) for seed in seeds]
+    return [run.held_out_bpc for run in runs]
+
+
+# --8<-- [end:held_out_bpc_per_seed]
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:known_word_share_per_seed]
+def known_word_share_per_seed(
+    steps: int,
+    seeds: list[int],
+    model_seed: int = 0,
+    new_tokens: int = 1200,
+    **sampling,
+) -> list[float]:
+    """Sample from the trained language model once per sampling seed; the share of each
+    sample's words that occur in the training text.
+
+    Args:
+        steps: Optimizer steps of the model.
+        seeds: One sample per seed, each from the prompt "The ".
+        model_seed: The seed the model was trained with. Defaults to 0.
+        new_tokens: Characters per sample. Defaults to 1200.
+        **sampling (object): Passed on to `generate`: `temperature`, `top_k`, `top_p`.
+
+    Returns:
+        The known-word share of each sample, in the order of `seeds`.
+    """
+    result = trained_language_model(steps, model_seed)
+    text = python_reference_text()
+    train_ids, _ = split(result.vocabulary.encode(text))
+    reference = result.vocabulary.decode(train_ids)  # the training text
+    start = result.vocabulary.encode("The ")
+    shares = []
+    for seed in seeds:
+        generator = torch.Generator().manual_seed(seed)
+        ids = generate(result.model, start, new_tokens, generator=generator, **sampling)
+        sample = result.vocabulary.decode(ids[len(start) :])
+        shares.append(known_word_share(sample, reference))
+    return shares
+
+
+# --8<-- [end:known_word_share_per_seed]

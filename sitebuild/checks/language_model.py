@@ -67,3 +67,57 @@ def first_layer_heads_prefer_previous_to_word_start(previous, word_start, num_he
 def a_second_layer_head_finds_the_word_start(word_start, previous, even_inside, num_heads):
     best = max(range(len(word_start)), key=word_start.__getitem__)
     return best // num_heads == 1 and word_start[best] > 3 * even_inside and word_start[best] > previous[best]
+
+
+@checks.after("weight_tying", "language_model: Tied, the model has one V × d_model matrix fewer")
+def tying_saves_one_matrix(parameters, tied_parameters, V):
+    return parameters - tied_parameters == V * 64
+
+
+@checks.after(
+    "weight_tying",
+    "language_model: the untrained tied model starts with logits more than ten times as spread and a loss more "
+    "than ten times higher",
+)
+def tied_model_starts_far_off(first_bits, spreads):
+    return first_bits["tied"] > 10 * first_bits["untied"] and spreads["tied"] > 10 * spreads["untied"]
+
+
+@checks.after(
+    "weight_tying_seeds",
+    "language_model: With this initialisation and 350 steps, the tied model ends worse on every seed, by 0.4 to 0.6 "
+    "bits per character",
+)
+def tied_model_ends_worse(bpc, STEPS):
+    untied, tied = bpc["False"], bpc["True"]
+    pairs = list(zip(untied, tied, strict=True))
+    return STEPS == 350 and len(pairs) >= 3 and all(0.4 <= round(t - u, 1) <= 0.6 for u, t in pairs)
+
+
+@checks.after(
+    "top_p_step",
+    "language_model: their probabilities add up to at least 0.9, and without the last one kept they would not",
+)
+def nucleus_is_the_smallest_set(probabilities, kept):
+    inside = sorted((p for p, k in zip(probabilities, kept, strict=True) if k), reverse=True)
+    outside = [p for p, k in zip(probabilities, kept, strict=True) if not k]
+    likeliest = not outside or min(inside) >= max(outside)
+    return likeliest and sum(inside) >= 0.9 and sum(inside) - inside[-1] < 0.9
+
+
+@checks.after(
+    "top_p_sizes",
+    "language_model: top-p 0.9 keeps a single character at some steps and more than thirty at others",
+)
+def nucleus_size_varies(sizes):
+    return min(sizes) == 1 and max(sizes) > 30
+
+
+@checks.after(
+    "top_p_sample",
+    "language_model: On every sampling seed, top-p 0.9 writes more known words than plain sampling at the same "
+    "temperature",
+)
+def top_p_writes_more_known_words(word_shares):
+    plain, top_p = word_shares["temperature 1"], word_shares["and top-p 0.9"]
+    return len(plain) == len(top_p) >= 5 and all(p < t for p, t in zip(plain, top_p, strict=True))

@@ -12,6 +12,7 @@ from tutorial_code.diagrams_decoder import (
     distribution_bars,
     encoder_decoder_diagram,
     kv_cache_growth,
+    nucleus_bars,
     teacher_forcing_strip,
 )
 
@@ -43,6 +44,17 @@ def test_the_distribution_bars_draw_one_bar_per_candidate_in_each_panel():
     assert [ax.get_title() for ax in fig.axes] == ["T=1", "top-2"]
     assert [len(ax.patches) for ax in fig.axes] == [3, 3]
     assert [bar.get_height() for bar in fig.axes[1].patches] == pytest.approx([0.6, 0.4, 0.0])
+    plt.close(fig)
+
+
+def test_the_nucleus_bars_colour_the_kept_tokens_and_draw_the_running_sum():
+    fig = nucleus_bars(["a", "b", "c", "d"], torch.tensor([0.5, 0.3, 0.15, 0.05]), kept=3, top_p=0.9)
+    bars = fig.axes[0].patches
+    assert [bar.get_height() for bar in bars] == pytest.approx([0.5, 0.3, 0.15, 0.05])
+    assert len({bar.get_facecolor() for bar in bars[:3]}) == 1 and bars[3].get_facecolor() != bars[0].get_facecolor()
+    running_sum = fig.axes[0].lines[0].get_ydata()
+    assert list(running_sum) == pytest.approx([0.5, 0.8, 0.95, 1.0])
+    assert "p = 0.9" in texts(fig)
     plt.close(fig)
 
 

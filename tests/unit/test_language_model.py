@@ -13,6 +13,7 @@ from tutorial_code.language_model import (
     known_word_share,
     python_reference_text,
     split,
+    top_p_filter,
     unigram_bpc,
     with_attention_weights,
 )
@@ -106,3 +107,85 @@ def test_the_twin_with_weights_computes_the_same_logits(model):
 def test_known_word_share_counts_words_not_characters():
     assert known_word_share("the cat", "the dog") == 0.5
     assert known_word_share("", "anything") == 0.0
+
+
+def test_top_p_keeps_the_smallest_set_that_reaches_p():
+    # probabilities 0.5, 0.25, 0.125, 0.125 (exact in binary), the tokens in another order
+    logits = torch.log(torch.tensor([0.125, 0.5, 0.125, 0.25]))
+    kept = {p: (top_p_filter(logits, p) > float("-inf")).tolist() for p in (0.3, 0.6, 0.7, 0.8, 0.9)}
+    assert kept[0.3] == [False, True, False, False]  # 0.5 alone reaches 0.3
+    assert kept[0.6] == kept[0.7] == [False, True, False, True]  # 0.5 + 0.25 = 0.75
+    assert sum(kept[0.8]) == 3 and kept[0.8][1] and kept[0.8][3]  # 0.875: one of the two tied at 0.125
+    assert kept[0.9] == [True, True, True, True]  # 0.875 < 0.9: all four
+    filtered = top_p_filter(logits, 0.7)
+    assert torch.equal(filtered[[1, 3]], logits[[1, 3]])  # kept logits are unchanged
+
+
+def test_top_p_edge_cases_keep_all_or_only_the_likeliest():
+    torch.manual_seed(0)
+    logits = torch.randn(3, 50) * 4  # a batch of three distributions
+    assert torch.equal(top_p_filter(logits, 1.0), logits)  # p = 1 keeps every token
+    tiny = top_p_filter(logits, 1e-6)  # p near 0 keeps the likeliest token only
+    assert ((tiny > float("-inf")).sum(dim=-1) == 1).all()
+    assert torch.equal(tiny.argmax(dim=-1), logits.argmax(dim=-1))
+    kept = top_p_filter(logits, 0.9) > float("-inf")
+    probabilities = logits.softmax(dim=-1)
+    assert ((probabilities * kept).sum(dim=-1) >= 0.9).all()
+    smallest = probabilities.sort(dim=-1, descending=True).values.cumsum(dim=-1) < 0.9
+    assert torch.equal(kept.sum(dim=-1), smallest.sum(dim=-1) + 1)  # no smaller set reaches 0.9
+
+
+@pytest.mark.parametrize(
+    ("top_p", "error"),
+    [(0, ValueError), (1.5, ValueError), (float("nan"), ValueError), ("0.9", TypeError), (True, TypeError)],
+)
+def test_a_bad_top_p_is_refused_before_the_first_step(model, top_p, error):
+    with pytest.raises(error, match="top_p"):
+        generate(model, torch.tensor([1]), 0, top_p=top_p)
+
+
+def test_generation_with_top_p_1_is_plain_sampling_and_top_p_tiny_is_greedy(model):
+    prompt = torch.tensor([1, 2, 3])
+    plain = generate(model, prompt, 20, generator=torch.Generator().manual_seed(3))
+    assert torch.equal(generate(model, prompt, 20, generator=torch.Generator().manual_seed(3), top_p=1.0), plain)
+    greedy = generate(model, prompt, 20, top_k=1, generator=torch.Generator().manual_seed(3))
+    assert torch.equal(generate(model, prompt, 20, generator=torch.Generator().manual_seed(3), top_p=1e-6), greedy)
+
+
+def test_tied_weights_share_one_matrix_and_leave_the_default_model_unchanged():
+    torch.manual_seed(0)
+    untied = CharTransformer(vocab_size=20, d_model=32, num_heads=4, context=24)
+    torch.manual_seed(0)
+    tied = CharTransformer(vocab_size=20, d_model=32, num_heads=4, context=24, tie_weights=True)
+    assert tied.output.weight is tied.embedding.weight
+    assert untied.output.weight is not untied.embedding.weight
+    count = {name: sum(p.numel() for p in m.parameters()) for name, m in (("untied", untied), ("tied", tied))}
+    assert count["untied"] - count["tied"] == 20 * 32  # one (V, d_model) matrix fewer
+    # the same random draws in the same order: every parameter but the output weight is equal
+    tied_state = tied.state_dict()
+    for name, value in untied.state_dict().items():
+        if name != "output.weight":
+            assert torch.equal(value, tied_state[name]), name
+    assert torch.equal(tied_state["output.weight"], tied_state["embedding.weight"])
+    logits, _ = tied(torch.tensor([[1, 2, 3]]))
+    hidden = tied.final_norm(tied.positions(tied.embedding(torch.tensor([[1, 2, 3]]))))
+    assert logits.shape == (1, 3, 20) and hidden.shape == (1, 3, 32)
+
+
+def test_tied_weights_get_one_gradient_from_both_uses():
+    torch.manual_seed(0)
+    tied = CharTransformer(vocab_size=20, d_model=32, num_heads=4, context=24, tie_weights=True)
+    logits, _ = tied(torch.tensor([[1, 2, 3]]))
+    logits.sum().backward()
+    gradient = tied.embedding.weight.grad
+    assert gradient is tied.output.weight.grad
+    assert gradient[0].abs().sum() > 0  # token 0 is in no input: its row learns through the output layer only
+
+
+def test_the_twin_of_a_tied_model_is_tied_and_computes_the_same_logits():
+    torch.manual_seed(0)
+    tied = CharTransformer(vocab_size=20, d_model=32, num_heads=4, context=24, tie_weights=True).eval()
+    twin = with_attention_weights(tied)
+    assert twin.output.weight is twin.embedding.weight
+    tokens = torch.randint(0, 20, (2, 12))
+    torch.testing.assert_close(twin(tokens)[0], tied(tokens)[0], atol=1e-5, rtol=0)

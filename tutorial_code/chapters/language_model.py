@@ -9,16 +9,19 @@
 # --8<-- [start:setup]
 import torch
 
-from tutorial_code.diagrams_decoder import distribution_bars
+from tutorial_code.diagrams_decoder import distribution_bars, nucleus_bars
 from tutorial_code.language_model import (
     CharTransformer,
     CharVocabulary,
     bigram_bpc,
     generate,
+    held_out_bpc_per_seed,
     known_word_share,
+    known_word_share_per_seed,
     python_reference_text,
     random_windows,
     split,
+    top_p_filter,
     trained_language_model,
     unigram_bpc,
     with_attention_weights,
@@ -92,6 +95,44 @@ print(f"held-out bits per character: {held_out_bpc:.2f} (bigram {bigram:.2f})")
 
 
 # %%
+# --8<-- [start:weight_tying]
+import math
+
+from torch import nn
+
+first_bits, spreads = {}, {}  # untrained: bpc and logits std on one batch
+torch.manual_seed(SEED)
+tied = CharTransformer(vocab_size=V, tie_weights=True)  # output.weight = embedding
+tied_parameters = sum(p.numel() for p in tied.parameters())  # the shared matrix once
+print(f"parameters: {parameters:,} untied, {tied_parameters:,} tied")
+print(f"output weight is the embedding: {tied.output.weight is tied.embedding.weight}")
+embedding_std = tied.embedding.weight.std().item()  # nn.Embedding starts at 1
+linear_std = model.output.weight.std().item()  # nn.Linear at about 1/sqrt(3 d_model)
+print(f"weight std: embedding {embedding_std:.2f}, untied output {linear_std:.2f}")
+with torch.no_grad():  # both untrained, on the windows of the forward pass above
+    for name, fresh in (("untied", model), ("tied", tied)):
+        fresh_logits = fresh(inputs)[0]  # (B, T, V)
+        flat = fresh_logits.flatten(0, 1), targets.flatten()
+        first_bits[name] = nn.functional.cross_entropy(*flat).item() / math.log(2)
+        spreads[name] = fresh_logits.std().item()
+        shown = f"logits std {spreads[name]:.1f}, {first_bits[name]:.1f} bpc"
+        print(f"{name:>6}, untrained: {shown}")
+# --8<-- [end:weight_tying]
+
+
+# %%
+# --8<-- [start:weight_tying_seeds]
+seeds = [SEED, SEED + 1, SEED + 2]
+bpc = {}  # per setting: held-out bits per character, one per seed
+for tie_weights in (False, True):
+    options = {"tie_weights": tie_weights, "device": DEVICE}
+    bpc[tie_weights] = held_out_bpc_per_seed(STEPS, seeds, **options)
+    shown = ", ".join(f"{b:.3f}" for b in bpc[tie_weights])
+    print(f"tie_weights={tie_weights}: held-out bpc, seeds {seeds}: {shown}")
+# --8<-- [end:weight_tying_seeds]
+
+
+# %%
 # --8<-- [start:next_character]
 prompt = vocabulary.encode("The value of the ")
 with torch.no_grad():
@@ -141,6 +182,65 @@ for temperature, top_k in ((1.0, None), (0.5, 5)):
     )
     print(" ".join(sample.split())[:400])  # runs of spaces and newlines as one space
 # --8<-- [end:samples]
+
+
+# %%
+# --8<-- [start:top_p_step]
+probabilities = distributions[1.0, None]  # after "The value of the ", temperature 1
+kept = top_p_filter(logits, 0.9) > float("-inf")  # (V,): True inside the nucleus
+nucleus_size = int(kept.sum())
+nucleus_mass = probabilities[kept].sum().item()
+print(f"top-p 0.9 keeps {nucleus_size} characters, probability {nucleus_mass:.3f}")
+sorted_p, order = probabilities.sort(descending=True)  # likeliest first
+for i, p in zip(order[: nucleus_size + 2].tolist(), sorted_p.tolist(), strict=False):
+    inside = "kept" if kept[i] else "cut"
+    print(f"  {vocabulary.chars[i]!r} {p:.3f} {inside}")
+# --8<-- [end:top_p_step]
+
+
+# %%
+# --8<-- [start:nucleus_cut]
+shown = nucleus_size + 6  # the nucleus and the six likeliest characters it cuts
+fig = nucleus_bars(
+    [repr(vocabulary.chars[i])[1:-1].replace(" ", "␣") for i in order[:shown].tolist()],
+    sorted_p[:shown],
+    kept=nucleus_size,
+    top_p=0.9,
+)
+# --8<-- [end:nucleus_cut]
+
+
+# %%
+# --8<-- [start:top_p_sizes]
+windows = held_out_ids[: 32 * 64].view(32, 64)  # 2,048 held-out positions
+with torch.no_grad():
+    held_out_logits = result.model(windows)[0]  # (32, 64, V)
+in_nucleus = top_p_filter(held_out_logits, 0.9) > float("-inf")
+sizes = in_nucleus.sum(dim=-1).flatten()  # characters kept, one count per position
+print(f"characters kept by top-p 0.9 over {sizes.numel():,} held-out positions:")
+print(f"mean {sizes.float().mean():.1f}, fewest {sizes.min()}, most {sizes.max()}")
+single = (sizes == 1).float().mean().item()
+over_ten = (sizes > 10).float().mean().item()
+print(f"one character: {single:.0%} of the positions; more than ten: {over_ten:.0%}")
+# --8<-- [end:top_p_sizes]
+
+
+# %%
+# --8<-- [start:top_p_sample]
+generator = torch.Generator().manual_seed(SEED)
+ids = generate(result.model, start, 1200, 1.0, None, generator, top_p=0.9)
+sample = vocabulary.decode(ids[len(start) :])
+top_p_share = known_word_share(sample, reference)
+known = f"{top_p_share:.0%} of the words occur in the training text"
+print(f"--- temperature 1.0, top-p 0.9: {known}")
+print(" ".join(sample.split())[:400])
+sample_seeds = [0, 1, 2, 3, 4]  # five samples of 1,200 characters per setting
+word_shares = {}
+for name, options in (("temperature 1", {}), ("and top-p 0.9", {"top_p": 0.9})):
+    word_shares[name] = known_word_share_per_seed(STEPS, sample_seeds, SEED, **options)
+    shown = ", ".join(f"{share:.0%}" for share in word_shares[name])
+    print(f"{name:>13}: known words, sampling seeds {sample_seeds}: {shown}")
+# --8<-- [end:top_p_sample]
 
 
 # %%
