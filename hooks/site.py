@@ -115,7 +115,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if chapter is not None:
         markdown = editions.with_run_box(markdown, chapter, edition)
     if edition == "zh":
-        markdown = editions.to_english_pages(markdown, page.url)
+        markdown = editions.with_chinese_figures(editions.to_english_pages(markdown, page.url))
     return markdown
 
 

@@ -166,6 +166,12 @@ def run_and_publish(state: BuildState, site_url: str) -> set[str]:
                 )
             figures[section_name] = name
             state.generated.append((f"figures/{section_name}.png", section.png))
+            if section.svg is not None:  # the Chinese edition's figure: the same drawing, its words in Chinese
+                try:
+                    chinese = editions.figure_in_chinese(section.svg)
+                except editions.Untranslated as error:
+                    raise chapter_runs.ChapterError(f"chapter {name!r}, figure {section_name!r}: {error}") from None
+                state.generated.append((f"figures/{editions.CHINESE_FIGURES}/{section_name}.svg", chinese.encode()))
         content = published_notebook(chapter, executed, site_url)
         published = PUBLISHED / editions.NOTEBOOK_DIR / f"{name}.ipynb"
         if not published.exists() or published.read_bytes() != content:

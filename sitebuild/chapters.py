@@ -40,6 +40,7 @@ class Section:
 
     text: str = ""
     png: bytes | None = None
+    svg: str | None = None  # the same figure with its words as text, for the Chinese edition
     data: object = None  # the value the editions render in their own words (sitebuild.editions.DATA)
 
 
@@ -73,7 +74,8 @@ class ChapterNotebook:
         digest.update(code_fingerprint(source="\n".join(code), root=root).encode())
         digest.update(data_fingerprint(root).encode())
         digest.update(library_versions().encode())  # the versions installed with this checkout
-        for checks in (root / "sitebuild" / "claims.py", root / "sitebuild" / "checks" / f"{self.name}.py"):
+        runner = (root / "sitebuild" / "execute.py", root / "sitebuild" / "claims.py")  # what a run records
+        for checks in (*runner, root / "sitebuild" / "checks" / f"{self.name}.py"):
             digest.update(checks.read_bytes() if checks.exists() else b"no checks")  # they run in the chapter's run
         return digest.hexdigest()[:20]
 
@@ -178,6 +180,7 @@ def sections_of(chapter: ChapterNotebook, executed: nbformat.NotebookNode) -> di
                     "not with an expression"
                 )
         section.data = executed.metadata.get("data", {}).get(name)
+        section.svg = executed.metadata.get("svg", {}).get(name) if section.png is not None else None
         found[name] = section
     return found
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import html
 import re
 from pathlib import Path
 
@@ -120,21 +121,9 @@ def measured_in_chinese(text: str) -> str:
 OUTPUTS = ROOT / "i18n" / "outputs.zh.yml"
 PLACEHOLDER = re.compile(r"\{(\w+)(?::(number))?\}")
 # Words a Chinese page may show in a chapter's printed prose: names of things, units and code, not English.
-KEPT_WORDS = {
-    "matmul",
-    "softmax",
-    "autocast",
-    "bfloat16",
-    "float32",
-    "torch",
-    "cpu",
-    "dropout",
-    "eval",
-    "nan",
-    "inf",
-    "logits",
-}
-CODE_LIKE = re.compile(r"`[^`]*`|\$[^$]*\$|\\\(.*?\\\)|\b[\w.]*[._=()/][\w.=()/]*|\b[A-Z][\w-]*")
+KEPT_WORDS = {"matmul", "softmax", "autocast", "bfloat16", "float32", "torch", "cpu", "dropout", "eval"}
+KEPT_WORDS |= {"nan", "inf", "logits", "rad", "top"}
+CODE_LIKE = re.compile(r"`[^`]*`|\$[^$]*\$|\\\(.*?\\\)|\b[\w.]*[._=()/\[\]][\w.=()/\[\]:-]*|\b[A-Z][\w-]*")
 
 
 class Untranslated(ValueError):
@@ -156,27 +145,30 @@ def english_words(text: str) -> list[str]:
     return [word for word in words if word not in KEPT_WORDS]
 
 
+def compiled_phrases(phrases: dict[str, str]) -> list[tuple[re.Pattern[str], str]]:
+    """(English pattern, Chinese replacement) pairs, the longest English first, so that a phrase inside a longer
+    one is put in Chinese after the longer one. `{name}` matches any text of one line and one table cell,
+    `{name:number}` a number."""
+    pairs = []
+    for english, chinese in sorted(phrases.items(), key=lambda pair: -len(PLACEHOLDER.sub("", pair[0]))):
+        pattern, last = "", 0
+        for match in PLACEHOLDER.finditer(english):
+            pattern += re.escape(english[last : match.start()])
+            at_end = match.end() == len(english)
+            wildcard = r"-?[\d.,]+" if match[2] == "number" else (r"[^|\n]+" if at_end else r"[^|\n]+?")
+            pattern += f"(?P<{match[1]}>{wildcard})"
+            last = match.end()
+        pattern += re.escape(english[last:])
+        replacement = PLACEHOLDER.sub(lambda m: f"\\g<{m[1]}>", chinese.replace("\\", "\\\\"))
+        pairs.append((re.compile(pattern), replacement))
+    return pairs
+
+
 @functools.cache
 def output_phrases() -> dict[str, list[tuple[re.Pattern[str], str]]]:
-    """`i18n/outputs.zh.yml` compiled: for each `chapter:section`, its (English pattern, Chinese) pairs, the
-    longest English first, so that a phrase inside a longer one is put in Chinese after the longer one."""
+    """`i18n/outputs.zh.yml` compiled: for each `chapter:section`, its (English pattern, Chinese) pairs."""
     table = yaml.safe_load(OUTPUTS.read_text(encoding="utf-8")) or {}
-    compiled = {}
-    for key, phrases in table.items():
-        pairs = []
-        for english, chinese in sorted(phrases.items(), key=lambda pair: -len(PLACEHOLDER.sub("", pair[0]))):
-            pattern, last = "", 0
-            for match in PLACEHOLDER.finditer(english):
-                pattern += re.escape(english[last : match.start()])
-                at_end = match.end() == len(english)
-                wildcard = r"-?[\d.,]+" if match[2] == "number" else (r"[^|\n]+" if at_end else r"[^|\n]+?")
-                pattern += f"(?P<{match[1]}>{wildcard})"
-                last = match.end()
-            pattern += re.escape(english[last:])
-            replacement = PLACEHOLDER.sub(lambda m: f"\\g<{m[1]}>", chinese.replace("\\", "\\\\"))
-            pairs.append((re.compile(pattern), replacement))
-        compiled[key] = pairs
-    return compiled
+    return {key: compiled_phrases(phrases) for key, phrases in table.items()}
 
 
 def in_chinese(chapter: str, section: str, text: str) -> str:
@@ -195,6 +187,62 @@ def in_chinese(chapter: str, section: str, text: str) -> str:
             f"as prose; add its phrases under '{chapter}:{section}' in i18n/outputs.zh.yml: {left[:3]}"
         )
     return text
+
+
+FIGURE_WORDS = ROOT / "i18n" / "figures.zh.yml"
+CHINESE_FIGURES = "zh"  # figures/zh/<section>.svg
+SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]+)(</text>)")
+# Chinese fonts the reader's system may have, after the figure's own: the site loads no web fonts.
+CJK_FONTS = "'Noto Sans CJK SC', 'Source Han Sans SC', 'WenQuanYi Micro Hei', 'PingFang SC', 'Microsoft YaHei'"
+
+
+@functools.cache
+def figure_phrases() -> list[tuple[re.Pattern[str], str]]:
+    """`i18n/figures.zh.yml` compiled like `output_phrases`, each phrase matching a whole text of a figure."""
+    table = yaml.safe_load(FIGURE_WORDS.read_text(encoding="utf-8")) or {}
+    return [(re.compile(f"^{pattern.pattern}$"), chinese) for pattern, chinese in compiled_phrases(table)]
+
+
+def figure_in_chinese(svg: str) -> str:
+    r"""A figure drawn as SVG with its words as text (`sitebuild/execute.py`), its words in Chinese from
+    `i18n/figures.zh.yml`, in a font stack that has Chinese glyphs. Numbers, names and formulas stay.
+
+    Examples:
+        >>> chinese = figure_in_chinese("<text style=\"font-family: 'DejaVu Sans'\" x=\"1\">key 3</text>")
+        >>> chinese.endswith('>键 3</text>') and "'Noto Sans CJK SC'" in chinese
+        True
+
+    Raises:
+        Untranslated: If a text of the figure has English words that the file does not translate.
+    """
+    left = []
+
+    def translate(match: re.Match[str]) -> str:
+        opening, text, closing = match.groups()
+        english = html.unescape(text)
+        for pattern, chinese in figure_phrases():
+            if pattern.fullmatch(english):
+                english = pattern.sub(chinese, english)
+                break
+        if english_words(english):
+            left.append(english)
+        opening = opening.replace("font-family: 'DejaVu Sans'", f"font-family: 'DejaVu Sans', {CJK_FONTS}")
+        return opening + html.escape(english, quote=False) + closing
+
+    chinese = SVG_TEXT.sub(translate, svg)
+    if left:
+        raise Untranslated(f"the figure's words {sorted(set(left))} have no Chinese in i18n/figures.zh.yml")
+    return chinese
+
+
+def with_chinese_figures(markdown: str) -> str:
+    """A Chinese page's figures: `figures/<section>.png` becomes the Chinese SVG, `figures/zh/<section>.svg`.
+
+    Examples:
+        >>> with_chinese_figures("![一张图](figures/mask_maps_figure.png)")
+        '![一张图](figures/zh/mask_maps_figure.svg)'
+    """
+    return re.sub(r"\]\(figures/(\w+)\.png\)", rf"](figures/{CHINESE_FIGURES}/\1.svg)", markdown)
 
 
 def to_english_pages(markdown: str, page_url: str) -> str:

@@ -28,21 +28,29 @@ import nbformat
 
 PRELOAD = ["torch", "matplotlib.pyplot", "tqdm", "numpy"]
 FIGURE_OPTIONS = {"format": "png", "dpi": 120, "facecolor": "white", "bbox_inches": "tight"}
+# The same figure as SVG with its words kept as text, for the Chinese edition to translate (sitebuild/editions.py).
+SVG_OPTIONS = {"format": "svg", "facecolor": "white", "bbox_inches": "tight", "metadata": {"Date": None}}
 
 
 class CellError(RuntimeError):
     """A cell of a chapter raised an exception."""
 
 
-def figure_outputs() -> list[dict]:
-    """Every open matplotlib figure as a `display_data` output (PNG), then closed."""
+def figure_outputs() -> tuple[list[dict], list[str]]:
+    """Every open matplotlib figure as a `display_data` output (PNG), and as SVG text with its words as text
+    elements; then closed."""
+    import matplotlib
     import matplotlib.pyplot as plt
 
-    outputs = []
+    outputs, svgs = [], []
     for number in plt.get_fignums():
         figure = plt.figure(number)
         buffer = io.BytesIO()
         figure.savefig(buffer, metadata={"Software": None}, **FIGURE_OPTIONS)  # no metadata: stable bytes
+        text = io.StringIO()
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "attention-by-hand"}):
+            figure.savefig(text, **SVG_OPTIONS)  # the words stay text; fixed ids: stable bytes
+        svgs.append(text.getvalue())
         plt.close(figure)
         outputs.append(
             nbformat.v4.new_output(
@@ -54,7 +62,7 @@ def figure_outputs() -> list[dict]:
                 },
             )
         )
-    return outputs
+    return outputs, svgs
 
 
 def run_cells(
@@ -85,7 +93,10 @@ def run_cells(
         for stream, buffer in (("stdout", stdout), ("stderr", stderr)):
             if buffer.getvalue():
                 outputs.append(nbformat.v4.new_output("stream", name=stream, text=buffer.getvalue()))
-        cell.outputs = outputs + figure_outputs()
+        figures, svgs = figure_outputs()
+        cell.outputs = outputs + figures
+        if svgs and "section" in cell.metadata:
+            notebook.metadata.setdefault("svg", {})[cell.metadata["section"]] = svgs[0]
         cell.execution_count = count
         if after_cell is not None and "section" in cell.metadata:
             after_cell(cell.metadata["section"], namespace)

@@ -452,3 +452,41 @@ def test_screenshots_of_chinese_pages(browser, base_url):
         page.screenshot(path=SCREENSHOTS / f"zh-{name}.png", full_page=False)
         assert watcher.problems == []
         context.close()
+
+
+TEXT_BOXES = """() => [...document.querySelectorAll("svg text")].map(t => {
+  const r = t.getBoundingClientRect();
+  return [t.textContent.trim(), r.left, r.top, r.right, r.bottom];
+})"""
+
+
+def overlapping(boxes: list) -> list[tuple[str, str]]:
+    """Pairs of texts of a figure whose boxes cross by more than a pixel each way."""
+    found = []
+    for i, (text, left, top, right, bottom) in enumerate(boxes):
+        for other, left2, top2, right2, bottom2 in boxes[i + 1 :]:
+            if text and other and left < right2 - 1 and left2 < right - 1 and top < bottom2 - 1 and top2 < bottom - 1:
+                found.append((text, other))
+    return found
+
+
+@pytest.mark.parametrize("path", ["zh/", "zh/masks/", "zh/positional_encoding/"])
+def test_chinese_figures_render_their_text_without_overlaps(browser, base_url, path):
+    """Three Chinese pages with figures, screenshotted (test-output/screenshots/zh-*.png): each figure is the
+    Chinese SVG, loaded, and no two of its texts (set in the reader's Chinese font) overlap."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context, page, watcher = visit(browser, base_url + path, search=False)
+    sources = page.eval_on_selector_all("img[src*='figures/zh/']", "imgs => imgs.map(i => i.src)")
+    assert sources and all(src.endswith(".svg") for src in sources)
+    name = path.strip("/").replace("/", "-") or "zh-home"
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+    assert watcher.problems == []
+    figure = context.new_page()  # each SVG inline, so that its texts can be measured where the browser set them
+    for src in sources:
+        svg = urlopen(src).read().decode("utf-8")
+        figure.set_content(f"<html><body style='margin:0'>{svg[svg.find('<svg') :]}</body></html>")
+        boxes = figure.evaluate(TEXT_BOXES)
+        assert any(re.search(r"[\u3400-\u9fff]", box[0]) for box in boxes), src
+        assert all(box[3] > box[1] for box in boxes if box[0]), src  # every text drawn with a width
+        assert overlapping(boxes) == [], src
+    context.close()

@@ -77,8 +77,40 @@ def test_every_page_is_built_in_both_editions_with_the_same_outputs_and_figures(
     assert '<html lang="zh"' in html
     ours, theirs = Page(english.read_text(encoding="utf-8")), Page(html)
     assert theirs.outputs == ours.outputs, "a Chinese page shows the same printed outputs as its English page"
-    figures = [src.rsplit("figures/", 1)[-1] for src in ours.images if "figures/" in src]
-    assert [src.rsplit("figures/", 1)[-1] for src in theirs.images if "figures/" in src] == figures
+    figures = [src.rsplit("figures/", 1)[-1].removesuffix(".png") for src in ours.images if "figures/" in src]
+    chinese_figures = [src.rsplit("figures/zh/", 1)[-1] for src in theirs.images if "figures/" in src]
+    assert chinese_figures == [f"{figure}.svg" for figure in figures]  # the same figures, in their Chinese version
+
+
+def figure_texts(svg: str) -> list[str]:
+    import html
+
+    return [html.unescape(text).strip() for text in re.findall(r"<text\b[^>]*>([^<]+)</text>", svg)]
+
+
+def test_every_figure_on_a_chinese_page_carries_chinese_text(site):
+    """Each figure of a Chinese page is the SVG the chapter drew, its words as text elements, in Chinese: no
+    English word is left, and a figure whose English version has words shows Chinese ones."""
+    from sitebuild.editions import english_words
+
+    shown = {
+        src.rsplit("figures/zh/", 1)[-1]
+        for page in ENGLISH
+        for src in Page(built(site, page, True).read_text(encoding="utf-8")).images
+        if "figures/zh/" in src
+    }
+    assert len(shown) > 30
+    english_left, without_chinese = {}, []
+    for name in sorted(shown):
+        texts = figure_texts((site / "figures" / "zh" / name).read_text(encoding="utf-8"))
+        left = [text for text in texts if english_words(text)]
+        if left:
+            english_left[name] = left
+        worded = any(re.search("[A-Za-z]{2}", text) for text in texts)
+        if worded and not any(re.search(r"[\u3400-\u9fff]", text) for text in texts):
+            without_chinese.append(name)
+    assert english_left == {} and without_chinese == []
+    REPORT["figures on the Chinese pages, each in Chinese"] = str(len(shown))
 
 
 @pytest.mark.parametrize("page", ENGLISH)
