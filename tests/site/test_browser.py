@@ -424,7 +424,17 @@ def test_an_english_word_searched_on_the_chinese_site_finds_chinese_pages(browse
     context.close()
 
 
-@pytest.mark.parametrize(("start", "target"), [("zh/masks/", "masks/"), ("masks/", "zh/masks/"), ("zh/", "")])
+SWITCHES = [  # the page, and where its switch to the other language leads
+    ("zh/masks/", "masks/"),
+    ("masks/", "zh/masks/"),
+    ("zh/", ""),
+    ("notebooks/masks/", "zh/masks/"),  # a notebook exists in English only: to its chapter's Chinese page
+    ("zh/404.html", ""),  # the Chinese 404 page: to the English home page
+    ("404.html", "zh/"),
+]
+
+
+@pytest.mark.parametrize(("start", "target"), SWITCHES)
 def test_the_language_switch_leads_to_the_same_page(browser, base_url, start, target):
     context, page, watcher = visit(browser, base_url + start)
     language = "en" if start.startswith("zh/") else "zh"
