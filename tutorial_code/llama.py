@@ -11,15 +11,26 @@ d_model = width of a token vector.
 """
 
 # --8<-- [start:imports]
+import math
+import time
+
 import torch
 from torch import nn
 
 from tutorial_code.grouped_query import GroupedQueryAttention, KVCache, layer_caches
+from tutorial_code.language_model import (
+    CharTransformer,
+    CharVocabulary,
+    python_reference_text,
+    random_windows,
+    split,
+)
 from tutorial_code.rms_norm import RMSNorm
 from tutorial_code.swiglu import SwiGLU
 from tutorial_code.validation import check_count, check_token_ids
 
 # --8<-- [end:imports]
+from tutorial_tools.trainings import recorded  # not shown: only the build uses it
 
 
 # --8<-- [start:llama_block]
@@ -218,3 +229,162 @@ def greedy_generate(
 
 
 # --8<-- [end:greedy_generate]
+
+
+# --8<-- [start:train_next_character]
+@torch.no_grad()
+def held_out_bpc(model: nn.Module, ids: torch.Tensor, context: int = 64) -> float:
+    """Bits per character of `model` on `ids`, read in windows of `context` characters.
+
+    The same measure as chapter 11's
+    [`bits_per_character`][tutorial_code.language_model.bits_per_character], for any
+    model that maps ids (B, T) to logits (B, T, V), or to a tuple that starts with them.
+
+    Args:
+        model: A next-character model; it is switched to eval mode.
+        ids: Character ids, (N,), at least `context + 1` of them.
+        context: Characters per window. Defaults to 64.
+
+    Returns:
+        Mean bits per predicted character.
+
+    Examples:
+        >>> model = LlamaModel(10, 8, num_layers=1, num_heads=2, num_kv_heads=1,
+        ...                    d_ff=16)
+        >>> 2.0 < held_out_bpc(model, torch.arange(100) % 10, context=8) < 5.0
+        True
+    """
+    check_count(len(ids), "len(ids)", minimum=context + 1)
+    model.eval()
+    usable = (len(ids) - 1) // context * context
+    inputs = ids[:usable].view(-1, context)  # (windows, context)
+    targets = ids[1 : usable + 1].view(-1, context)  # the next characters
+    output = model(inputs)
+    logits = output[0] if isinstance(output, tuple) else output  # (windows, context, V)
+    loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+    return loss.item() / math.log(2)  # nats to bits
+
+
+def train_next_character(
+    model: nn.Module,
+    train_ids: torch.Tensor,
+    steps: int,
+    seed: int,
+    batch_size: int = 32,
+    lr: float = 1e-2,
+    context: int = 64,
+) -> float:
+    """Train `model` to predict the next character, with chapter 11's recipe.
+
+    AdamW (weight decay 0.01), 50 warm-up steps to `lr`, cosine decay to 0, gradients
+    clipped to norm 1, random windows of `context` characters: what
+    [`train_language_model`][tutorial_code.language_model.train_language_model] does,
+    for any model that maps ids (B, T) to logits (B, T, V) or to a tuple starting with
+    them. The same seed draws the same windows for every model.
+
+    Args:
+        model: The model to train, in place, on the CPU.
+        train_ids: Training text as character ids, (N,).
+        steps: Optimizer steps.
+        seed: Seeds the windows.
+        batch_size: Windows per step. Defaults to 32.
+        lr: Peak learning rate. Defaults to 1e-2.
+        context: Characters per window. Defaults to 64.
+
+    Returns:
+        The training time in seconds.
+
+    Raises:
+        ValueError: If `steps` is not positive.
+
+    Examples:
+        >>> model = LlamaModel(10, 8, num_layers=1, num_heads=2, num_kv_heads=1,
+        ...                    d_ff=16)
+        >>> train_next_character(model, torch.arange(100) % 10, steps=0, seed=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: steps must be >= 1, got 0
+    """
+    check_count(steps, "steps")
+    data = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warmup = min(50, steps)
+
+    def factor(step: int) -> float:  # linear warm-up, then cosine decay to 0
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    model.train()
+    start = time.perf_counter()
+    for _ in range(steps):
+        inputs, targets = random_windows(train_ids, batch_size, context, data)
+        output = model(inputs)
+        logits = output[0] if isinstance(output, tuple) else output  # (B, T, V)
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+    return time.perf_counter() - start
+
+
+# --8<-- [end:train_next_character]
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:compare_with_chapter_11]
+def compare_with_chapter_11(
+    steps: int,
+    seeds: list[int],
+    d_ff: int,
+    num_kv_heads: int = 4,
+) -> dict[str, list[float]]:
+    """Chapter 11's model against a Llama-style one of the same size, once per seed.
+
+    Both read the Python reference (chapter 11's text and split), are 2 layers of
+    width 64 with 4 query heads, and train with
+    [`train_next_character`][tutorial_code.llama.train_next_character]. Chapter 11's
+    [`CharTransformer`][tutorial_code.language_model.CharTransformer] runs on the
+    hand-written attention (`fused_attention=False`), as the Llama-style model does,
+    so that their times compare the blocks, not the attention kernel. Torch's global
+    random state is left as it was.
+
+    Args:
+        steps: Optimizer steps of each run.
+        seeds: One run of each model per seed (its weights and its windows).
+        d_ff: Hidden width of the Llama-style model's SwiGLU networks.
+        num_kv_heads: Key/value heads of the Llama-style model. Defaults to 4.
+
+    Returns:
+        `{"chapter_11_bpc", "chapter_11_seconds", "llama_bpc", "llama_seconds"}`, each
+        a list with one value per seed: held-out bits per character and training time
+        in seconds. Empty without seeds.
+
+    Examples:
+        >>> compare_with_chapter_11(350, [], d_ff=185)  # no seeds, no runs
+        {}
+    """
+    text = python_reference_text()
+    vocabulary = CharVocabulary.of(text)
+    train_ids, held_out_ids = split(vocabulary.encode(text))
+    V = len(vocabulary.chars)
+    runs: dict[str, list[float]] = {}  # "chapter_11_bpc": one value per seed, ...
+    with torch.random.fork_rng():
+        for seed in seeds:
+            torch.manual_seed(seed)  # the initial weights
+            models = {
+                "chapter_11": CharTransformer(V, fused_attention=False),
+                "llama": LlamaModel(V, 64, 2, 4, num_kv_heads, d_ff),
+            }
+            for name, model in models.items():
+                seconds = train_next_character(model, train_ids, steps, seed)
+                bpc = held_out_bpc(model, held_out_ids)
+                runs.setdefault(f"{name}_bpc", []).append(bpc)
+                runs.setdefault(f"{name}_seconds", []).append(seconds)
+    return runs
+
+
+# --8<-- [end:compare_with_chapter_11]

@@ -22,9 +22,9 @@ d_head = width of one head.
 # --8<-- [start:imports]
 import torch
 
-# --8<-- [end:imports]
+PAIRINGS = ("half", "interleaved")  # the two ways to pair features: see apply_rotary
 
-PAIRINGS = ("half", "interleaved")
+# --8<-- [end:imports]
 
 
 # --8<-- [start:rotary_angles]

@@ -22,11 +22,13 @@ from tutorial_code.decoder import Transformer
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.from_torch import multi_head_attention_from_torch
+from tutorial_code.grouped_query import GroupedQueryAttention
 from tutorial_code.language_model import CharTransformer, KVCache, forward_with_cache
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_code.multi_head import combine_heads, split_heads
 from tutorial_code.padded_tasks import PAD, VOCAB_SIZE, add_padding, padded_batch
 from tutorial_code.reverse_task import Seq2SeqResult, trained_reversal
+from tutorial_code.rotary import interleaved_to_half
 from tutorial_code.sum_task import train_sum_model
 
 # --8<-- [end:imports]
@@ -395,6 +397,26 @@ def cache_with_wrong_offset(fixed: bool) -> Outcome:
 # --8<-- [end:decoder_bugs]
 
 
+# --8<-- [start:rope_bugs]
+def rope_pairing_mixed(fixed: bool) -> Outcome:
+    """Weights trained with interleaved RoPE pairs, loaded into a model that uses `rotate_half`."""
+    torch.manual_seed(0)
+    source = GroupedQueryAttention(32, 4, 2, rope_pairing="interleaved").eval()
+    weights = source.state_dict()
+    if fixed:  # reorder each head's query and key features: pairs (2i, 2i+1) -> (i, i + d/2)
+        for name in ("W_Q.weight", "W_K.weight"):
+            weights[name] = interleaved_to_half(weights[name], head_dim=8)
+    target = GroupedQueryAttention(32, 4, 2, rope_pairing="half").eval()
+    target.load_state_dict(weights)  # loads either way: the shapes are the same
+    x = torch.randn(2, 10, 32)
+    with torch.no_grad():
+        difference = (target(x) - source(x)).abs().max().item()
+    return Outcome(f"outputs differ from the original model's by up to {difference:.3f}", bad=difference > 1e-4)
+
+
+# --8<-- [end:rope_bugs]
+
+
 def _pair(function: Callable[[bool], Outcome]) -> dict[str, Callable[[], Outcome]]:
     return {"broken": lambda: function(False), "fixed": lambda: function(True)}
 
@@ -576,6 +598,16 @@ PROBLEMS: list[Problem] = [
         "while the cached keys keep theirs.",
         "Add the position vector of `cache.length`, the number of positions already cached.",
         **_pair(cache_with_wrong_offset),
+    ),
+    Problem(
+        "rope_pairing",
+        "A model ported between RoPE implementations loads, runs and predicts worse",
+        "RoPE turns pairs of features, and implementations pair them differently: neighbours (2i, 2i+1) in the "
+        "RoFormer paper and Meta's original Llama code, i and i + d_head/2 (`rotate_half`) in Hugging Face "
+        "`transformers`. Weights copied as they are from one to the other rotate the wrong features together.",
+        "Reorder the rows of W_Q and W_K within each head (`interleaved_to_half`, or its inverse "
+        "`half_to_interleaved`); W_V and W_O stay as they are.",
+        **_pair(rope_pairing_mixed),
     ),
 ]
 """Every reproduced problem, in the order of the page's table."""

@@ -17,7 +17,7 @@ class Chapter:
     slug: str  # the script tutorial_code/chapters/<slug>.py
     title: str  # the page's heading, without the number
     title_zh: str
-    number: int | None = None  # the numbered chapters, 1 to 13; the home page and the two guides have none
+    number: int | None = None  # the numbered chapters, 1 to 15; the home page and the two guides have none
     teaches: tuple[str, ...] = ()  # the tutorial_code modules whose code this page shows first
     page: str = ""  # docs/<page>; defaults to <slug>.md
     runs_alone: bool = False  # it times things: the build runs it with no other chapter beside it
@@ -81,10 +81,17 @@ CHAPTERS = (
         14,
         ("padded_tasks",),
     ),
+    Chapter(
+        "todays_models",
+        "From 2017 to today's models",
+        "从 2017 年到今天的模型",
+        15,
+        ("rms_norm", "rotary", "swiglu", "grouped_query", "llama", "gpt2", "from_transformers"),
+    ),
     Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
     Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency",)),
 )
-"""The chapters in reading order: the home page, the thirteen numbered chapters, the two guides."""
+"""The chapters in reading order: the home page, the fifteen numbered chapters, the two guides."""
 
 PAGES_AFTER = (  # pages without a script, after the chapters in the navigation: (page, title, Chinese title)
     ("where_to_go_next.md", "Where to go next", "接下来读什么"),

@@ -49,6 +49,9 @@ PLANTED = [
     ("unigram-bpc", "log_p = torch.log2(counts / counts.sum())", "log_p = torch.log(counts / counts.sum())", "nats"),
     ("unigram-bpc", "counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1", "counts = torch.bincount(train_ids, minlength=vocab_size).double()", "add one"),
     ("bigram-bpc", "counts.sum(dim=1, keepdim=True)", "counts.sum(dim=0, keepdim=True)", "each row"),
+    ("top-p-filter", "ahead = probabilities.cumsum(dim=-1) - probabilities", "ahead = probabilities.cumsum(dim=-1)", "not including it"),
+    ("top-p-filter", "outside = outside.scatter(-1, order, outside)", "outside = outside", "own order"),
+    ("top-p-filter", 'return logits.masked_fill(outside, float("-inf"))', "return logits.masked_fill(outside, 0.0)", "-inf"),
     ("kv-cache", "allowed = None if n == 1 else", "allowed = None if True else", "given together"),
     ("kv-cache", "offset = cache.length if position_offset is None", "offset = 0 if position_offset is None", "cache.length"),
     ("band-mask", "return (distance >= 0) & (distance < window)", "return (distance >= 0) & (distance <= window)", "one key too many"),
@@ -57,6 +60,15 @@ PLANTED = [
     ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., -self.window - 1 :, :]", "window + 1"),
     ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., -self.window + 1 :, :]", "window - 1"),
     ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., : self.window, :]", "oldest"),
+    ("rms-norm", "x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).mean()", "last axis only"),
+    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "x * torch.rsqrt(mean_square + self.eps)", "self.weight"),
+    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps)", "x / (mean_square + self.eps)", "root of the mean square"),
+    ("apply-rotary", "turned_a = a * cos - b * sin  # (..., T, d/2)\n    turned_b = b * cos + a * sin", "turned_a = a * cos + b * sin  # (..., T, d/2)\n    turned_b = b * cos - a * sin", "wrong way"),
+    ("apply-rotary", "rotary_angles(T, head_dim, base, offset)", "rotary_angles(T, head_dim, base)", "offset"),
+    ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * F.silu(self.up(x))", "on the gate"),
+    ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "torch.sigmoid(self.gate(x)) * self.up(x)", "GLU's"),
+    ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K.repeat(1, group, 1, 1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat(1, group, 1, 1)", "repeat_interleave"),
+    ("grouped-attention", "scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)", "scaled_dot_product_attention(Q, K, V, None, dropout_p=dropout_p)", "mask is ignored"),
 ]  # fmt: skip
 
 # The hint each find-the-bug starter must get, untouched.

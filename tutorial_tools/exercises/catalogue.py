@@ -380,6 +380,17 @@ EXERCISES: dict[str, Exercise] = {
             write=("unigram_bpc", "bigram_bpc"),
             imports="import torch\n",
         ),
+        Exercise(
+            "top-p-filter",
+            "language_model",
+            "Implement the top-p filter",
+            "Keep the smallest set of tokens whose probabilities reach top_p, and set every other logit to -inf.",
+            "tutorial_code.language_model",
+            ("top_p",),
+            "TOP_P",
+            write=("top_p_filter",),
+            imports="import torch\n",
+        ),
         # 12. Generating fast, with a KV cache
         Exercise(
             "kv-cache",
@@ -428,6 +439,51 @@ EXERCISES: dict[str, Exercise] = {
             "SLIDING_WINDOW_CACHE",
             write=("SlidingWindowCache.append",),
             imports=LOCAL_IMPORTS,
+        ),
+        # 15. From 2017 to today's models
+        Exercise(
+            "rms-norm",
+            "todays_models",
+            "Implement RMSNorm",
+            "Write RMSNorm.forward: divide each token vector by its root mean square (plus eps, under the root) "
+            "and multiply by the learned scale; refuse an input of the wrong width.",
+            "tutorial_code.rms_norm",
+            ("rms_norm",),
+            "RMS_NORM",
+            write=("RMSNorm.forward",),
+        ),
+        Exercise(
+            "apply-rotary",
+            "todays_models",
+            "Implement the rotary position embedding",
+            "Write apply_rotary: turn feature pair i of the row at position offset + t by its angle from "
+            "rotary_angles, with either pairing.",
+            "tutorial_code.rotary",
+            ("rotary_angles", "apply_rotary"),
+            "APPLY_ROTARY",
+            write=("apply_rotary",),
+        ),
+        Exercise(
+            "swiglu",
+            "todays_models",
+            "Implement SwiGLU",
+            "Write SwiGLU.forward: the down projection of SiLU(gate(x)) times up(x), feature by feature.",
+            "tutorial_code.swiglu",
+            ("swiglu",),
+            "SWIGLU",
+            write=("SwiGLU.forward",),
+        ),
+        Exercise(
+            "grouped-attention",
+            "todays_models",
+            "Implement grouped-query attention",
+            "Write grouped_attention: repeat each key/value head for the query heads of its group, then attend "
+            "with chapter 2's scaled_dot_product_attention.",
+            "tutorial_code.grouped_query",
+            ("grouped_attention",),
+            "GROUPED_ATTENTION",
+            write=("grouped_attention",),
+            imports="import torch\n\nfrom tutorial_code.attention import scaled_dot_product_attention\n",
         ),
     ]
 }

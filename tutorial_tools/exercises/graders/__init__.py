@@ -14,16 +14,18 @@ from tutorial_tools.exercises.graders.dynamic_weights import SELF_ATTENTION
 from tutorial_tools.exercises.graders.encoder_decoder import DECODER_LAYER, SEQ2SEQ, SHIFT_RIGHT
 from tutorial_tools.exercises.graders.feed_forward_and_norm import ENCODER_LAYER, FEED_FORWARD
 from tutorial_tools.exercises.graders.kv_cache import KV_CACHE
-from tutorial_tools.exercises.graders.language_model import BIGRAM, UNIGRAM
+from tutorial_tools.exercises.graders.language_model import BIGRAM, TOP_P, UNIGRAM
 from tutorial_tools.exercises.graders.local_attention import BAND_MASK, SLIDING_WINDOW_CACHE
 from tutorial_tools.exercises.graders.masks import CAUSAL_MASK, PADDING_MASK
 from tutorial_tools.exercises.graders.multi_head_attention import HEADS, MULTI_HEAD
 from tutorial_tools.exercises.graders.positional_encoding import SHIFT_ROTATION, SINUSOIDAL_TABLE
 from tutorial_tools.exercises.graders.scaled_dot_product_attention import ATTENTION
+from tutorial_tools.exercises.graders.todays_models import APPLY_ROTARY, GROUPED_ATTENTION, RMS_NORM, SWIGLU
 from tutorial_tools.exercises.graders.training import CLASSIFIER, SCHEDULE
 from tutorial_tools.exercises.graders.why_attention import RECURRENT
 
 __all__ = [
+    "APPLY_ROTARY",
     "ATTENTION",
     "BAND_MASK",
     "BIGRAM",
@@ -33,11 +35,13 @@ __all__ = [
     "DECODER_LAYER",
     "ENCODER_LAYER",
     "FEED_FORWARD",
+    "GROUPED_ATTENTION",
     "HEADS",
     "KV_CACHE",
     "MULTI_HEAD",
     "PADDING_MASK",
     "RECURRENT",
+    "RMS_NORM",
     "SCHEDULE",
     "SELF_ATTENTION",
     "SEQ2SEQ",
@@ -45,6 +49,8 @@ __all__ = [
     "SHIFT_ROTATION",
     "SINUSOIDAL_TABLE",
     "SLIDING_WINDOW_CACHE",
+    "SWIGLU",
+    "TOP_P",
     "TO_TORCH_MASK",
     "UNIGRAM",
     "Grader",

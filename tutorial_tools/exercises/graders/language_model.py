@@ -1,4 +1,5 @@
-"""Chapter "A language model that writes": the unigram and bigram baselines, in bits per character."""
+"""Chapter "A language model that writes": the unigram and bigram baselines, in bits per character, and the
+nucleus of top-p sampling."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import torch
 
 from tutorial_code import language_model
 from tutorial_tools.exercises.checks import Wrong
-from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator
+from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator, shape
 
 NATS = "that is in nats: divide by ln 2 (or use log2) to count bits"
 UNSMOOTHED = "a character the training text never shows got probability 0 (infinite bits): add one to every count"
@@ -66,3 +67,54 @@ def _check_bigram(learner: ModuleType) -> None:
 
 UNIGRAM: Grader = [("unigram bits per character", _check_unigram)]
 BIGRAM: Grader = [("bigram bits per character", _check_bigram)]
+
+
+def _cut(logits: torch.Tensor, outside: torch.Tensor, fill: float = float("-inf")) -> torch.Tensor:
+    return logits.masked_fill(outside, fill)
+
+
+def _top_p_mistakes(logits: torch.Tensor, top_p: float) -> list:
+    """What the usual slips give: each computed from the same logits."""
+    probabilities = logits.softmax(dim=-1)
+    sorted_p, order = probabilities.sort(dim=-1, descending=True)
+    running = sorted_p.cumsum(dim=-1)
+    ahead = running - sorted_p
+    right = (ahead >= top_p).scatter(-1, order, ahead >= top_p)
+    crossing = (running >= top_p).scatter(-1, order, running >= top_p)
+    unsorted = probabilities.cumsum(dim=-1) - probabilities >= top_p
+    ascending_p, ascending = probabilities.sort(dim=-1)
+    smallest_first = (ascending_p.cumsum(dim=-1) - ascending_p >= top_p).scatter(
+        -1, ascending, ascending_p.cumsum(dim=-1) - ascending_p >= top_p
+    )
+    return [
+        (_cut(logits, crossing), "the token whose probability makes the sum reach p belongs to the nucleus: "
+                                 "compare p with the sum of the tokens before each token, not including it"),
+        (_cut(logits, ahead >= top_p), "the mask is in sorted order: put it back in the tokens' own order, "
+                                       "outside.scatter(-1, order, outside)"),
+        (_cut(logits, unsorted), "sort the probabilities first, likeliest first: the nucleus is the likeliest "
+                                 "tokens, not the first ones of the vocabulary"),
+        (_cut(logits, smallest_first), "sort in descending order: the nucleus starts from the likeliest token"),
+        (_cut(logits, right, 0.0), "a logit of 0 still has a probability: set the logits outside the nucleus "
+                                   "to -inf"),
+    ]  # fmt: skip
+
+
+def _check_top_p(learner: ModuleType) -> None:
+    g = generator()
+    cases = [(torch.randn(3, 12, generator=g) * 2, 0.9), (torch.randn(3, 12, generator=g) * 2, 0.5),
+             (torch.randn(7, generator=g) * 3, 0.75), (torch.randn(2, 4, 9, generator=g), 0.6)]  # fmt: skip
+    for logits, top_p in cases:
+        what = f"top_p_filter of logits of shape {shape(logits)} with top_p={top_p}"
+        got = call_on_copies(learner.top_p_filter, logits, top_p)
+        expected = language_model.top_p_filter(logits, top_p)
+        expect_same(got, expected, what, lambda logits=logits, top_p=top_p: _top_p_mistakes(logits, top_p))
+    logits = torch.randn(2, 10, generator=g)
+    got = call_on_copies(learner.top_p_filter, logits, 1.0)
+    expect_same(got, logits, "top_p_filter with top_p=1.0, which keeps every token")
+    got = call_on_copies(learner.top_p_filter, logits, 1e-4)
+    tiny = language_model.top_p_filter(logits, 1e-4)
+    expect_same(got, tiny, "top_p_filter with top_p=1e-4, which keeps the likeliest token only",
+                lambda: _top_p_mistakes(logits, 1e-4))  # fmt: skip
+
+
+TOP_P: Grader = [("top_p_filter", _check_top_p)]

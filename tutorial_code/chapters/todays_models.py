@@ -1,0 +1,374 @@
+# %% [markdown]
+# # 15. From 2017 to today's models
+#
+# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
+# as a notebook, with `python`, or as `transformer-tutorial todays-models` (options: `--help`).
+
+
+# %%
+# --8<-- [start:setup]
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+from tutorial_code.feed_forward import FeedForward
+from tutorial_code.from_transformers import (
+    gpt2_from_transformers,
+    llama_from_transformers,
+)
+from tutorial_code.grouped_query import GroupedQueryAttention
+from tutorial_code.language_model import (
+    CharTransformer,
+    CharVocabulary,
+    KVCache,
+    forward_with_cache,
+    python_reference_text,
+)
+from tutorial_code.layer_norm import LayerNorm
+from tutorial_code.llama import LlamaModel, compare_with_chapter_11, greedy_generate
+from tutorial_code.multi_head import split_heads
+from tutorial_code.positional import shift_rotation
+from tutorial_code.rms_norm import RMSNorm
+from tutorial_code.rotary import apply_rotary, interleaved_to_half
+from tutorial_code.swiglu import SwiGLU, swiglu_hidden_size
+
+torch.set_printoptions(precision=3, sci_mode=False)
+
+
+def count(model: nn.Module) -> int:  # parameters of a model
+    return sum(p.numel() for p in model.parameters())
+
+
+# --8<-- [end:setup]
+
+
+# %% tags=["parameters"]
+# --8<-- [start:parameters]
+SEED = 0  # seed of the random weights and vectors
+STEPS = 350  # optimizer steps of each language model (chapter 11's recipe)
+SEEDS = [0, 1, 2]  # one training of each model per seed
+# --8<-- [end:parameters]
+
+
+# %%
+# --8<-- [start:rms_norm_numbers]
+x = torch.tensor([[1.0, 2.0, 3.0, 6.0]])  # one token vector, d_model = 4
+norms = {"LayerNorm": LayerNorm(4), "RMSNorm": RMSNorm(4)}  # untrained: scale 1
+means, rms, shift_change, scale_change = {}, {}, {}, {}
+with torch.no_grad():
+    for name, norm in norms.items():
+        y = norm(x)
+        means[name], rms[name] = y.mean().item(), y.pow(2).mean().sqrt().item()
+        print(f"{name:>9}: {y[0]}  mean {means[name]:.3f}  RMS {rms[name]:.3f}")
+        shift_change[name] = (norm(x + 5.0) - y).abs().max().item()  # each feature + 5
+        scale_change[name] = (norm(10.0 * x) - y).abs().max().item()  # each x 10
+for name in norms:
+    shift, scale = shift_change[name], scale_change[name]
+    print(f"{name:>9}: x + 5 moves the output by {shift:.3f}, 10 * x by {scale:.3f}")
+torch_norm = nn.RMSNorm(4, eps=1e-6)  # PyTorch's own, with the same eps
+rms_difference = (norms["RMSNorm"](x) - torch_norm(x)).abs().max().item()
+print(f"largest difference from nn.RMSNorm: {rms_difference}")
+# --8<-- [end:rms_norm_numbers]
+
+
+# %%
+# --8<-- [start:rotary_by_hand]
+head_dim = 8
+torch.manual_seed(SEED)
+q = torch.randn(head_dim)  # one query, before its position is applied
+at_positions = q.expand(6, head_dim)  # the same query at positions 0..5: (T, head_dim)
+turned = apply_rotary(at_positions, pairing="interleaved")  # row m turned by m
+by_matrix = torch.stack([q @ shift_rotation(m, head_dim) for m in range(6)])
+rotary_difference = (turned - by_matrix).abs().max().item()
+print(f"apply_rotary against chapter 6's R_m: difference {rotary_difference:.1e}")
+norms_by_position = turned.norm(dim=-1)  # (T,)
+print(f"norm of q: {q.norm():.3f}; at each position:", norms_by_position)
+# --8<-- [end:rotary_by_hand]
+
+
+# %%
+# --8<-- [start:rope_rotation]
+circle = torch.zeros(16, head_dim)
+circle[:, 0::2] = 1.0  # every pair starts at (1, 0)
+points = apply_rotary(circle, pairing="interleaved")  # (16 positions, head_dim)
+fig, axes = plt.subplots(1, 3, figsize=(8.4, 3.0))
+for ax, pair in zip(axes, (0, 1, 2), strict=True):
+    a, b = points[:, 2 * pair], points[:, 2 * pair + 1]  # the pair at 16 positions
+    ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color="#cccccc"))  # radius 1
+    ax.scatter(a, b, c=range(16), cmap="viridis", zorder=2)
+    for m in (0, 1, 2, 15):
+        ax.annotate(str(m), (a[m].item(), b[m].item()), textcoords="offset points", xytext=(4, 4))
+    theta = 10000.0 ** (-2 * pair / head_dim)
+    ax.set_title(f"pair {pair}: {theta:g} rad per position", fontsize=10)
+    ax.set_aspect("equal")
+    ax.set_xlim(-1.3, 1.3)
+    ax.set_ylim(-1.3, 1.3)
+fig.patch.set_facecolor("white")
+fig.tight_layout()
+# --8<-- [end:rope_rotation]
+
+
+# %%
+# --8<-- [start:offset_scores]
+T = 12
+k, other_k = torch.randn(head_dim), torch.randn(head_dim)  # two keys of other content
+Q = apply_rotary(q.expand(T, head_dim))  # q at each position m = 0..T-1
+K = apply_rotary(k.expand(T, head_dim))  # k at each position n
+scores = Q @ K.T  # (T, T): row m, column n = q at m . k at n
+offsets = torch.arange(T)[:, None] - torch.arange(T)[None, :]  # m - n
+same_offset = [scores[offsets == d] for d in range(1 - T, T)]  # one diagonal each
+spread = max((diagonal.max() - diagonal.min()).item() for diagonal in same_offset)
+print(f"scores with the same offset m - n differ by at most {spread:.1e}")
+print(f"q at 3, k at 1: {scores[3, 1]:.4f};  q at 8, k at 6: {scores[8, 6]:.4f}")
+other_scores = Q @ apply_rotary(other_k.expand(T, head_dim)).T  # same positions
+print(f"the other key at the same positions, 3 and 1: {other_scores[3, 1]:.4f}")
+print(f"offset 0 (no turn left): {scores[5, 5]:.4f}, unrotated q . k: {q @ k:.4f}")
+# --8<-- [end:offset_scores]
+
+
+# %%
+# --8<-- [start:rope_scores]
+fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.2))
+image = left.imshow(scores, cmap="coolwarm")
+left.set_xlabel("key position n")
+left.set_ylabel("query position m")
+fig.colorbar(image, ax=left, label="score")
+by_offset = [scores[offsets == d][0].item() for d in range(1 - T, T)]
+other_by_offset = [other_scores[offsets == d][0].item() for d in range(1 - T, T)]
+right.plot(range(1 - T, T), by_offset, marker="o", label="q . k")
+right.plot(range(1 - T, T), other_by_offset, marker="s", label="q . other key")
+right.set_xlabel("offset m - n")
+right.set_ylabel("score")
+right.legend(fontsize=8)
+right.grid(alpha=0.3)
+fig.patch.set_facecolor("white")
+fig.tight_layout()
+# --8<-- [end:rope_scores]
+
+
+# %%
+# --8<-- [start:values_not_rotated]
+torch.manual_seed(SEED)
+attention = GroupedQueryAttention(d_model=16, num_heads=4).eval()  # RoPE, base 10000
+same = torch.randn(1, 1, 16).expand(1, 6, 16)  # one token vector at 6 positions
+with torch.no_grad():
+    out = attention(same)  # (1, 6, 16)
+    V = split_heads(attention.W_V(same), 4)  # (1, h, 6, d_head): what is averaged
+output_spread = (out - out[:, :1]).abs().max().item()
+turned_values = apply_rotary(V)  # what the values would be, rotated
+turned_spread = (turned_values - turned_values[:, :, :1]).abs().max().item()
+print(f"outputs at the 6 positions differ by at most {output_spread:.1e}")
+print(f"rotated, the same value would differ by up to {turned_spread:.2f}")
+# --8<-- [end:values_not_rotated]
+
+
+# %%
+# --8<-- [start:pairings]
+features = torch.arange(8.0)  # feature numbers of one head, head_dim = 8
+print("interleaved pairs:", features.view(4, 2).long().tolist())
+print("rotate_half pairs:", features.view(2, 4).T.long().tolist())
+torch.manual_seed(SEED)
+trained = GroupedQueryAttention(32, 4, 2, rope_pairing="interleaved").eval()
+weights = trained.state_dict()  # weights learned with neighbours as pairs
+copied = GroupedQueryAttention(32, 4, 2, rope_pairing="half").eval()
+copied.load_state_dict(weights)  # loads without a word
+moved = GroupedQueryAttention(32, 4, 2, rope_pairing="half").eval()
+permuted = dict(weights)
+for name in ("W_Q.weight", "W_K.weight"):  # values are not rotated: W_V stays
+    permuted[name] = interleaved_to_half(weights[name], head_dim=8)
+moved.load_state_dict(permuted)
+x = torch.randn(2, 10, 32)
+with torch.no_grad():
+    expected = trained(x)
+    copied_difference = (copied(x) - expected).abs().max().item()
+    moved_difference = (moved(x) - expected).abs().max().item()
+    first_position = (copied(x) - expected)[:, 0].abs().max().item()
+print(f"copied as they are:        largest difference {copied_difference:.3f}")
+print(f"  of which at position 0:  {first_position:.1e}")
+print(f"with interleaved_to_half:  largest difference {moved_difference:.1e}")
+# --8<-- [end:pairings]
+
+
+# %%
+# --8<-- [start:swiglu_count]
+d_model, d_ff = 64, 256  # chapter 11's widths: d_ff = 4 * d_model
+relu = FeedForward(d_model, d_ff)
+hidden = swiglu_hidden_size(d_model, d_ff)
+swiglu = SwiGLU(d_model, hidden)
+relu_count, swiglu_count = count(relu), count(swiglu)
+print(f"FeedForward({d_model}, {d_ff}): {relu_count:,} parameters")
+print(f"SwiGLU({d_model}, {hidden}):     {swiglu_count:,} parameters")
+token = torch.randn(3, d_model)
+print("output shapes:", tuple(relu(token).shape), tuple(swiglu(token).shape))
+# --8<-- [end:swiglu_count]
+
+
+# %%
+# --8<-- [start:gqa_heads]
+fig, axes = plt.subplots(1, 3, figsize=(8.4, 2.6))
+for ax, kv_heads in zip(axes, (4, 2, 1), strict=True):
+    group = 4 // kv_heads  # query heads per key/value head
+    for i in range(4):  # query head i reads key/value head i // group
+        ax.plot([i, (i // group) * group + (group - 1) / 2], [1, 0], color="#888888")
+        ax.text(i, 1, f"Q{i}", ha="center", va="center", bbox={"facecolor": "#c5cae9"})
+    for j in range(kv_heads):
+        centre = j * group + (group - 1) / 2
+        ax.text(centre, 0, f"K{j} V{j}", ha="center", va="center", bbox={"facecolor": "#ffe0b2"})
+    names = {4: "multi-head", 2: "grouped-query", 1: "multi-query"}
+    ax.set_title(f"{names[kv_heads]}: {kv_heads} key/value heads", fontsize=10)
+    ax.set_xlim(-0.7, 3.7)
+    ax.set_ylim(-0.4, 1.4)
+    ax.axis("off")
+fig.patch.set_facecolor("white")
+fig.tight_layout()
+# --8<-- [end:gqa_heads]
+
+
+# %%
+# --8<-- [start:kv_bytes]
+text = python_reference_text()
+vocabulary = CharVocabulary.of(text)
+V = len(vocabulary.chars)
+prompt = vocabulary.encode(text[:64]).unsqueeze(0)  # (B, T) = (1, 64)
+torch.manual_seed(SEED)
+chapter_12_cache = KVCache()  # chapter 12's cache, on chapter 11's model
+forward_with_cache(CharTransformer(V).eval(), prompt, chapter_12_cache)
+tensors = chapter_12_cache.keys + chapter_12_cache.values
+chapter_12_bytes = sum(t.nbytes for t in tensors)
+shape = tuple(tensors[0].shape)  # (B, h, T, d_k)
+print(f"chapter 12, 4 heads:     keys {shape}, {chapter_12_bytes:,} bytes")
+cache_bytes = {}
+for kv_heads in (4, 2, 1):  # h, h/2 and 1 key/value heads; 4 query heads each time
+    model = LlamaModel(V, 64, 2, 4, kv_heads, d_ff=172).eval()
+    cache = model.new_cache()  # one KVCache per layer
+    with torch.no_grad():
+        model(prompt, cache=cache)
+    cache_bytes[kv_heads] = sum(layer.nbytes for layer in cache)
+    shape = tuple(cache[0].keys.shape)  # (B, h_kv, T, d_head)
+    print(f"{kv_heads} key/value heads: keys {shape}, {cache_bytes[kv_heads]:,} B")
+# --8<-- [end:kv_bytes]
+
+
+# %%
+# --8<-- [start:llama_size]
+torch.manual_seed(SEED)
+target = count(CharTransformer(V))  # chapter 11's model
+base = count(LlamaModel(V, 64, 2, 4, 4, d_ff=172))  # SwiGLU sized like a 4 * 64 FFN
+per_feature = 3 * 64 * 2  # one more hidden feature: gate, up and down, in 2 layers
+d_ff = 172 + round((target - base) / per_feature)
+llama = LlamaModel(V, 64, 2, 4, 4, d_ff).eval()
+gap = count(llama) / target - 1
+print(f"CharTransformer (chapter 11): {target:,} parameters")
+print(f"LlamaModel, d_ff={d_ff}:       {count(llama):,} parameters ({gap:+.2%})")
+start = vocabulary.encode("The ").unsqueeze(0)  # (1, 4)
+cached = greedy_generate(llama, start, 20)
+uncached = greedy_generate(llama, start, 20, use_cache=False)
+same_tokens = torch.equal(cached, uncached)
+print(f"20 greedy tokens, with and without the cache, the same: {same_tokens}")
+# --8<-- [end:llama_size]
+
+
+# %%
+# --8<-- [start:training_comparison]
+runs = compare_with_chapter_11(STEPS, SEEDS, d_ff)  # recorded: see the text
+for i, seed in enumerate(SEEDS):
+    print(
+        f"seed {seed}: chapter 11 {runs['chapter_11_bpc'][i]:.3f} bpc "
+        f"({runs['chapter_11_seconds'][i]:.1f} s), Llama-style "
+        f"{runs['llama_bpc'][i]:.3f} bpc ({runs['llama_seconds'][i]:.1f} s)"
+    )
+chapter_11_bpc, llama_bpc = runs["chapter_11_bpc"], runs["llama_bpc"]
+chapter_11_seconds, llama_seconds = runs["chapter_11_seconds"], runs["llama_seconds"]
+gains = [a - b for a, b in zip(chapter_11_bpc, llama_bpc, strict=True)]
+mean_gain = sum(gains) / len(gains)
+print(f"mean held-out gain of the Llama-style model: {mean_gain:.3f} bits per char")
+median_seconds = [sorted(s)[len(s) // 2] for s in (chapter_11_seconds, llama_seconds)]
+print("median seconds: chapter 11 {:.1f}, Llama-style {:.1f}".format(*median_seconds))
+# --8<-- [end:training_comparison]
+
+
+# %%
+# --8<-- [start:llama_equality]
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+def unit_scale(model: nn.Module) -> nn.Module:  # logits of order 1, not near 0
+    torch.manual_seed(SEED)
+    with torch.no_grad():
+        for p in model.parameters():  # scales near 1, matrices of std 1/sqrt(fan-in)
+            p.normal_(1.0, 0.2) if p.dim() == 1 else p.normal_(0.0, p.size(-1) ** -0.5)
+    return model.eval()
+
+
+config = LlamaConfig(
+    vocab_size=V, hidden_size=64, intermediate_size=172, num_hidden_layers=2,
+    num_attention_heads=8, num_key_value_heads=2,  # 4 query heads per key/value head
+    bos_token_id=0, eos_token_id=1,
+)  # fmt: skip
+theirs = unit_scale(LlamaForCausalLM(config))
+ours = llama_from_transformers(theirs)
+ids = vocabulary.encode(text[:24]).view(2, 12)  # (B, T)
+attention_mask = torch.ones(2, 12, dtype=torch.long)
+attention_mask[1, 7:] = 0  # the second sequence: 7 tokens, then padding
+real = attention_mask.bool()
+with torch.no_grad():
+    expected = theirs(ids, attention_mask=attention_mask).logits  # (B, T, V)
+    llama_difference = (ours(ids, real) - expected)[real].abs().max().item()
+largest = expected.abs().max().item()
+print(f"LlamaForCausalLM, 8 query / 2 key-value heads, logits up to {largest:.1f}")
+print(f"largest difference at the real positions: {llama_difference:.1e}")
+# --8<-- [end:llama_equality]
+
+
+# %%
+# --8<-- [start:gpt2_equality]
+from transformers import GPT2Config, GPT2LMHeadModel
+
+gpt2_config = GPT2Config(
+    vocab_size=V, n_embd=64, n_layer=2, n_head=4, n_positions=64,
+    bos_token_id=0, eos_token_id=1,  # ids inside this small vocabulary
+)  # fmt: skip
+theirs_gpt2 = unit_scale(GPT2LMHeadModel(gpt2_config))
+ours_gpt2 = gpt2_from_transformers(theirs_gpt2)
+with torch.no_grad():
+    expected = theirs_gpt2(ids, attention_mask=attention_mask).logits
+    gpt2_difference = (ours_gpt2(ids, real) - expected)[real].abs().max().item()
+largest = expected.abs().max().item()
+print(f"GPT2LMHeadModel, tied embeddings, logits up to {largest:.1f}")
+print(f"largest difference at the real positions: {gpt2_difference:.1e}")
+# --8<-- [end:gpt2_equality]
+
+
+# %%
+# --8<-- [start:refused]
+scaled = LlamaConfig(
+    vocab_size=V, hidden_size=64, intermediate_size=172, num_hidden_layers=2,
+    num_attention_heads=8, num_key_value_heads=2, bos_token_id=0, eos_token_id=1,
+    rope_parameters={"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0},
+)  # fmt: skip
+try:
+    llama_from_transformers(LlamaForCausalLM(scaled))
+    message = "converted"
+except ValueError as error:
+    message = str(error)
+print(f"ValueError: {message}")
+# --8<-- [end:refused]
+
+
+# %%
+# --8<-- [start:saved_checkpoint]
+from transformers.utils import logging
+
+logging.disable_progress_bar()  # no progress bars in the printed output
+with tempfile.TemporaryDirectory() as folder:
+    theirs.save_pretrained(folder)  # config.json and model.safetensors
+    loaded = LlamaForCausalLM.from_pretrained(folder, local_files_only=True).eval()
+    print("saved files:", sorted(path.name for path in Path(folder).iterdir()))
+from_folder = llama_from_transformers(loaded)
+with torch.no_grad():
+    folder_difference = (from_folder(ids) - ours(ids)).abs().max().item()
+print(f"loaded back, converted, against the one converted before: {folder_difference}")
+# --8<-- [end:saved_checkpoint]
