@@ -163,10 +163,23 @@ WRONG = [
     ("hints", "sliding-window-cache", "        return key, value\n", "        return self.keys, self.values\n", "dropping the oldest"),
     ("hints", "sliding-window-cache", "        self.values = value[..., -self.window :, :]\n", "        self.values = value\n", "cache.values"),
     ("hints", "kv-cache", "positions = model.positions.table[offset : offset + n]", "positions = model.positions.table[offset : offset + n] * 0.5", NO_HINT),
+    ("sizes", "rms-norm", "d_model = self.weight.numel()", "d_model = 8", "your code raised ValueError"),
+    ("sizes", "apply-rotary", "T, head_dim = x.shape[-2:]", "T, head_dim = x.shape[-2], 8", "your code raised RuntimeError"),
+    ("sizes", "grouped-attention", "group = Q.size(1) // K.size(1)", "group = 2", "your code raised RuntimeError"),
+    ("hints", "rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "(x - x.mean(dim=-1, keepdim=True)) * torch.rsqrt(x.var(dim=-1, keepdim=True, unbiased=False) + self.eps) * self.weight", "that is LayerNorm"),
+    ("hints", "apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = angles.sin().to(x.dtype), angles.cos().to(x.dtype)", NO_HINT),
+    ("hints", "swiglu", "F.silu(self.gate(x)) * self.up(x)", "F.relu(self.gate(x)) * self.up(x)", "not ReLU"),
+    ("errors", "rms-norm", 'raise ValueError(f"x must end with d_model={d_model} features, got {got}")', "pass", "expected ValueError"),
+    ("errors", "grouped-attention", "if Q.dim() != 4 or K.dim() != 4 or Q.size(1) % K.size(1):", "if Q.dim() != 4 or K.dim() != 4:", "expected ValueError"),
+    ("dtype and device", "apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = angles.cos(), angles.sin()", "dtype"),
+    ("dtype and device", "rms-norm", "mean_square = x.pow(2).mean(dim=-1, keepdim=True)", "mean_square = x.double().pow(2).mean(dim=-1, keepdim=True)", "dtype"),
 ]  # fmt: skip
 
 # (exercise, text of the page's solution, a correct solution written differently)
 RIGHT = [
+    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "self.weight * x / torch.sqrt(mean_square + self.eps)"),
+    ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * torch.sigmoid(self.gate(x)) * self.up(x)"),
+    ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)  # (B, h, T_k, d_head): the same tensor\n    V = V[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)"),
     ("scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", 'scores = torch.einsum("...qd,...kd->...qk", query, key) / math.sqrt(d_k)'),
     ("scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = (query / d_k**0.5) @ key.transpose(-2, -1)"),
     ("scaled-dot-product-attention", 'scores = scores.masked_fill(~mask, float("-inf"))', 'scores = torch.where(mask, scores, torch.full_like(scores, float("-inf")))'),

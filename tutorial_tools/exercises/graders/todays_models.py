@@ -63,12 +63,14 @@ RMS_NORM: Grader = [
     ("an error for the wrong width", _check_rms_norm_width),
 ]
 
-# (shape (..., T, head_dim), offset, pairing): the usual heads; a single matrix; an offset, as a cache gives.
+# (shape (..., T, head_dim), offset, pairing, dtype): the usual heads; a single matrix; an offset, as a cache gives;
+# half precision, which the rotation must keep.
 ROTARY_CASES = [
-    ((2, 4, 6, 8), 0, "half"),
-    ((5, 6), 0, "interleaved"),
-    ((1, 2, 3, 4), 7, "half"),
-    ((3, 10), 4, "interleaved"),
+    ((2, 4, 6, 8), 0, "half", torch.float32),
+    ((5, 6), 0, "interleaved", torch.float32),
+    ((1, 2, 3, 4), 7, "half", torch.float32),
+    ((3, 10), 4, "interleaved", torch.float32),
+    ((2, 3, 8), 2, "half", torch.float16),
 ]
 OTHER_PAIRING = "the features are paired the other way: 'half' pairs feature i with i + head_dim/2, 'interleaved' " \
                 "pairs 2i with 2i + 1"  # fmt: skip
@@ -87,8 +89,8 @@ def _turned_back(x: torch.Tensor, offset: int, pairing: str) -> torch.Tensor:
 
 
 def _check_apply_rotary(learner: ModuleType) -> None:
-    for seed, (size, offset, pairing) in enumerate(ROTARY_CASES):
-        x = torch.randn(*size, generator=generator(seed))
+    for seed, (size, offset, pairing, dtype) in enumerate(ROTARY_CASES):
+        x = torch.randn(*size, generator=generator(seed)).to(dtype)
         expected = rotary.apply_rotary(x, offset, pairing=pairing)
         other = "interleaved" if pairing == "half" else "half"
         mistakes = [
@@ -98,8 +100,8 @@ def _check_apply_rotary(learner: ModuleType) -> None:
         if offset:
             mistakes.append((rotary.apply_rotary(x, 0, pairing=pairing), FROM_ZERO))
         got = call_on_copies(learner.apply_rotary, x, offset, pairing=pairing)
-        expect_same(got, expected, f"apply_rotary(x of shape {shape(x)}, offset={offset}, pairing={pairing!r})",
-                    mistakes)  # fmt: skip
+        what = f"apply_rotary(x of shape {shape(x)}, {dtype}, offset={offset}, pairing={pairing!r})"
+        expect_same(got, expected, what, mistakes, atol=1e-5 if dtype == torch.float32 else 1e-3)
 
 
 def _check_apply_rotary_errors(learner: ModuleType) -> None:
