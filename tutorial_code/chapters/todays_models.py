@@ -133,6 +133,8 @@ print(f"offset 0 (no turn left): {scores[5, 5]:.4f}, unrotated q . k: {q @ k:.4f
 # --8<-- [start:rope_scores]
 fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.2))
 image = left.imshow(scores, cmap="coolwarm")
+left.set_xticks(range(0, T, 2))  # positions are whole numbers
+left.set_yticks(range(0, T, 2))
 left.set_xlabel("key position n")
 left.set_ylabel("query position m")
 fig.colorbar(image, ax=left, label="score")
@@ -218,7 +220,8 @@ for ax, kv_heads in zip(axes, (4, 2, 1), strict=True):
         centre = j * group + (group - 1) / 2
         ax.text(centre, 0, f"K{j} V{j}", ha="center", va="center", bbox={"facecolor": "#ffe0b2"})
     names = {4: "multi-head", 2: "grouped-query", 1: "multi-query"}
-    ax.set_title(f"{names[kv_heads]}: {kv_heads} key/value heads", fontsize=10)
+    heads = f"{kv_heads} key/value head" + ("s" if kv_heads > 1 else "")
+    ax.set_title(f"{names[kv_heads]}: {heads}", fontsize=10)
     ax.set_xlim(-0.7, 3.7)
     ax.set_ylim(-0.4, 1.4)
     ax.axis("off")
