@@ -226,7 +226,7 @@ def nucleus_bars(labels: list[str], probabilities: torch.Tensor, kept: int, top_
     ax.bar(positions, probabilities.numpy(), color=colors, label="probability (blue: kept)")
     ax.step(positions, probabilities.cumsum(0).numpy(), where="mid", color=ORANGE, label="running sum")
     ax.axhline(top_p, color=ORANGE, linestyle="--", linewidth=1)
-    ax.text(len(labels) - 0.5, top_p + 0.02, f"p = {top_p}", ha="right", fontsize=8, color=ORANGE)
+    ax.text(-0.4, top_p + 0.02, f"p = {top_p}", ha="left", fontsize=8, color=ORANGE)
     ax.axvline(kept - 0.5, color="#555555", linewidth=1)
     ax.set_xticks(list(positions), labels, fontsize=8)
     ax.set_xlabel("next character, likeliest first", fontsize=8)
