@@ -239,6 +239,45 @@ def nucleus_bars(labels: list[str], probabilities: torch.Tensor, kept: int, top_
     return fig
 
 
+def beam_tree(steps: list[tuple[list[int], list[int], list[float]]]) -> Figure:
+    """The drafts beam search keeps at each step, joined to the drafts they extend.
+
+    Args:
+        steps: For each step, `(parents, tokens, scores)`, one entry per kept draft,
+            likeliest first: the index of the draft it extends in the step before
+            (in the first step, 0: the start token), its new token and its total
+            log-probability.
+
+    Returns:
+        The figure; the path of the likeliest final draft is drawn in blue.
+
+    Examples:
+        >>> fig = beam_tree([([0, 0], [3, 5], [-0.1, -2.5]), ([0, 1], [7, 7], [-0.2, -2.6])])
+        >>> len(fig.axes)
+        1
+    """
+    width = max(len(tokens) for _, tokens, _ in steps)
+    fig, ax = plt.subplots(figsize=(1.9 * (len(steps) + 1), 0.9 * width + 1.0))
+    on_best = [0]  # the likeliest final draft, traced back step by step
+    for parents, _, _ in reversed(steps[1:]):
+        on_best.insert(0, parents[on_best[0]])
+    _box(ax, 0, 0, 0.75, 0.5, "start", GREY, GREY_FILL)
+    for step, (parents, tokens, scores) in enumerate(steps, start=1):
+        ax.text(step, 0.6, f"step {step}", ha="center", fontsize=9)
+        for row, (parent, token, score) in enumerate(zip(parents, tokens, scores, strict=True)):
+            best = row == on_best[step - 1]
+            colour, fill = (BLUE, BLUE_FILL) if best else (GREY, GREY_FILL)
+            shown = round(score, 1) + 0.0  # + 0.0: -0.0 reads as 0.0
+            _box(ax, step, -row, 0.75, 0.5, f"{token}: {shown:.1f}", colour, fill)
+            _arrow(ax, (step - 1 + 0.4, -parent), (step - 0.4, -row), colour)
+    ax.text(0, -width + 0.3, "token: total log-probability", fontsize=8, color=GREY)
+    ax.set_xlim(-0.6, len(steps) + 0.6)
+    ax.set_ylim(-width + 0.1, 0.9)
+    ax.axis("off")
+    fig.patch.set_facecolor("white")
+    return fig
+
+
 def kv_cache_growth(steps: list[tuple[str, int]], shapes: list[tuple[int, ...]]) -> Figure:
     """A KV cache that grows step by step: one row per step, one cell per cached position.
 

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from tutorial_code.diagrams_decoder import (
+    beam_tree,
     distribution_bars,
     encoder_decoder_diagram,
     kv_cache_growth,
@@ -44,6 +45,17 @@ def test_the_distribution_bars_draw_one_bar_per_candidate_in_each_panel():
     assert [ax.get_title() for ax in fig.axes] == ["T=1", "top-2"]
     assert [len(ax.patches) for ax in fig.axes] == [3, 3]
     assert [bar.get_height() for bar in fig.axes[1].patches] == pytest.approx([0.6, 0.4, 0.0])
+    plt.close(fig)
+
+
+def test_the_beam_tree_draws_each_kept_draft_and_the_likeliest_path_in_blue():
+    steps = [([0, 0], [3, 5], [-0.1, -2.5]), ([1, 0], [7, 2], [-0.2, -2.6])]  # the best draft extends draft 1
+    fig = beam_tree(steps)
+    boxes = fig.axes[0].patches
+    assert len(boxes) == 1 + 2 + 2  # the start, then two drafts per step
+    assert {"start", "3: -0.1", "5: -2.5", "7: -0.2", "2: -2.6", "step 1", "step 2"} <= set(texts(fig))
+    blue = [box for box in boxes if box.get_edgecolor() == boxes[2].get_edgecolor()]  # "5: -2.5", on the path
+    assert len(blue) == 2 and boxes[1].get_edgecolor() != boxes[2].get_edgecolor()
     plt.close(fig)
 
 

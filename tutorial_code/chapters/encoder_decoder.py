@@ -249,6 +249,24 @@ print(f"mean log-probability of the written sequences: {greedy_log_p:.4f}")
 
 
 # %%
+# --8<-- [start:beam_tree]
+from tutorial_code.diagrams_decoder import beam_tree
+
+source = held_out[:1]  # one held-out source, (1, S)
+drafts, scores, steps = torch.full((1, 1), BOS), torch.zeros(1), []
+with torch.no_grad():  # beam_search's loop for one source, width 3, four steps
+    for _ in range(4):
+        logits, _ = result.model(source.expand(len(drafts), -1), drafts)
+        log_p = logits[:, -1].log_softmax(dim=-1)  # (beams, V)
+        scores, best = (scores[:, None] + log_p).flatten().topk(3)
+        parent, token = best // log_p.size(-1), best % log_p.size(-1)
+        drafts = torch.cat([drafts[parent], token[:, None]], dim=1)
+        steps.append((parent.tolist(), token.tolist(), scores.tolist()))
+fig = beam_tree(steps)
+# --8<-- [end:beam_tree]
+
+
+# %%
 # --8<-- [start:beam_under_trained]
 from tutorial_code.reverse_task import beam_against_greedy_per_seed
 
