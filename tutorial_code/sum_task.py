@@ -106,6 +106,77 @@ def held_out_mse_per_seed(steps: int, seeds: list[int], **options) -> list[float
 # --8<-- [end:held_out_mse_per_seed]
 
 
+# --8<-- [start:deep_digit_model]
+def deep_digit_model(
+    num_layers: int,
+    norm_first: bool,
+    seed: int,
+    layer_norm_eps: float = 1e-5,
+) -> DigitModel:
+    """A [`DigitModel`][tutorial_code.digit_model.DigitModel] of `num_layers` encoder
+    layers, every LayerNorm with epsilon `layer_norm_eps`.
+
+    Args:
+        num_layers: Encoder layers.
+        norm_first: Pre-norm (True) or post-norm (False) layers.
+        seed: Seeds the initial weights.
+        layer_norm_eps: The epsilon of every LayerNorm. Defaults to 1e-5.
+
+    Returns:
+        The untrained model.
+
+    Examples:
+        >>> len(deep_digit_model(6, norm_first=True, seed=0).layers)
+        6
+    """
+    torch.manual_seed(seed)
+    model = DigitModel(num_layers=num_layers, norm_first=norm_first)
+    for module in model.modules():
+        if isinstance(module, nn.LayerNorm):
+            module.eps = layer_norm_eps
+    return model
+
+
+# --8<-- [end:deep_digit_model]
+
+
+@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# --8<-- [start:deep_stack_mse_per_seed]
+def deep_stack_mse_per_seed(
+    steps: int,
+    seeds: list[int],
+    num_layers: int,
+    norm_first: bool,
+    layer_norm_eps: float,
+    **options,
+) -> list[float]:
+    """Train a deep sum-task model once per seed; the held-out MSE of each run.
+
+    Torch's global random state is left as it was.
+
+    Args:
+        steps: Optimizer steps of each run.
+        seeds: One run per seed: the weights of `deep_digit_model`, the dropout, the
+            data.
+        num_layers: Encoder layers.
+        norm_first: Pre-norm (True) or post-norm (False) layers.
+        layer_norm_eps: The epsilon of every LayerNorm.
+        **options (object): Passed on to `train_sum_model`: `lr`, `warmup_steps`, ...
+
+    Returns:
+        The held-out MSE of each run, in the order of `seeds`.
+    """
+    with torch.random.fork_rng():
+        mse = []
+        for seed in seeds:
+            model = deep_digit_model(num_layers, norm_first, seed, layer_norm_eps)
+            mse.append(train_sum_model(steps, seed, model=model, **options).eval_loss)
+        return mse
+
+
+# --8<-- [end:deep_stack_mse_per_seed]
+
+
 # --8<-- [start:predict]
 def predict_sum(model: DigitModel, numbers: list[float]) -> float:
     """The model's estimate of `sum(numbers)`, computed in eval mode.

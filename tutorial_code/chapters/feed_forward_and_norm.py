@@ -11,16 +11,15 @@ import torch
 from torch import nn
 
 from tutorial_code.diagrams_blocks import residual_orders
-from tutorial_code.digit_model import DigitModel
 from tutorial_code.feed_forward import FeedForward
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.plots import log_lines
 from tutorial_code.residual import gradient_norm_per_layer
 from tutorial_code.sum_task import (
+    deep_stack_mse_per_seed,
     held_out_mse_per_seed,
     make_batch,
-    train_sum_model,
     trained_sum_model,
 )
 
@@ -234,19 +233,7 @@ fig = log_lines(
 
 # %%
 # --8<-- [start:deep_post_norm]
-DEEP_LAYERS, DEEP_LR, DEEP_STEPS, DEEP_SEEDS = 6, 1e-2, 60, (SEED, SEED + 1)
-
-
-def deep_stack(norm_first: bool, seed: int, layer_norm_eps: float = 1e-5) -> DigitModel:
-    """DEEP_LAYERS encoder layers, every LayerNorm with epsilon `layer_norm_eps`."""
-    torch.manual_seed(seed)
-    model = DigitModel(num_layers=DEEP_LAYERS, norm_first=norm_first)
-    for module in model.modules():
-        if isinstance(module, nn.LayerNorm):
-            module.eps = layer_norm_eps
-    return model
-
-
+DEEP_LAYERS, DEEP_LR, DEEP_STEPS, DEEP_SEEDS = 6, 1e-2, 60, [SEED, SEED + 1]
 _, targets = make_batch(100_000, generator=torch.Generator().manual_seed(0))
 sum_variance = targets.var().item()
 print(f"variance of the target, the MSE of answering its mean: {sum_variance:.3f}")
@@ -260,11 +247,8 @@ print(f"{DEEP_LAYERS} layers, learning rate {DEEP_LR:g}, {DEEP_STEPS} steps.")
 print(f"held-out MSE, seeds {DEEP_SEEDS}:")
 deep_mse = {}
 for name, (norm_first, warmup, eps) in variants.items():
-    deep_mse[name] = []
-    for seed in DEEP_SEEDS:
-        model = deep_stack(norm_first, seed, eps)
-        options = {"lr": DEEP_LR, "warmup_steps": warmup, "device": DEVICE}
-        result = train_sum_model(DEEP_STEPS, seed, model=model, **options)
-        deep_mse[name].append(result.eval_loss)
+    options = {"lr": DEEP_LR, "warmup_steps": warmup, "device": DEVICE}
+    runs = (DEEP_STEPS, DEEP_SEEDS, DEEP_LAYERS, norm_first, eps)
+    deep_mse[name] = deep_stack_mse_per_seed(*runs, **options)
     print(f"{name:>30}: " + ", ".join(f"{v:.4f}" for v in deep_mse[name]))
 # --8<-- [end:deep_post_norm]
