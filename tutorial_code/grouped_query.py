@@ -272,7 +272,13 @@ class GroupedQueryAttention(nn.Module):
 # --8<-- [end:grouped_query_attention]
 
 
-def _check_heads(d_model: int, num_heads: int, num_kv_heads: int, head_dim: int | None) -> None:
+# --8<-- [start:checks]
+def _check_heads(
+    d_model: int,
+    num_heads: int,
+    num_kv_heads: int,
+    head_dim: int | None,
+) -> None:
     check_counts(d_model=d_model, num_heads=num_heads, num_kv_heads=num_kv_heads)
     if num_heads % num_kv_heads:
         raise ValueError(
@@ -280,13 +286,19 @@ def _check_heads(d_model: int, num_heads: int, num_kv_heads: int, head_dim: int 
             "each key/value head serves the same number of query heads"
         )
     if head_dim is None and d_model % num_heads:
-        raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}; give head_dim explicitly")
+        counts = f"d_model={d_model} is not divisible by num_heads={num_heads}"
+        raise ValueError(f"{counts}; give head_dim explicitly")
     if head_dim is not None:
         check_counts(head_dim=head_dim)
 
 
 def _check_rotary(head_dim: int, rope_base: float | None, rope_pairing: str) -> None:
     if rope_base is not None and head_dim % 2:
-        raise ValueError(f"rotary positions turn pairs of features: head_dim must be even, got {head_dim}")
+        rule = "rotary positions turn pairs of features"
+        raise ValueError(f"{rule}: head_dim must be even, got {head_dim}")
     if rope_pairing not in PAIRINGS:
-        raise ValueError(f"rope_pairing must be 'half' or 'interleaved', got {rope_pairing!r}")
+        known = "'half' or 'interleaved'"
+        raise ValueError(f"rope_pairing must be {known}, got {rope_pairing!r}")
+
+
+# --8<-- [end:checks]

@@ -189,13 +189,13 @@ def half_to_interleaved(weight: torch.Tensor, head_dim: int) -> torch.Tensor:
 # --8<-- [end:interleaved_to_half]
 
 
+# --8<-- [start:head_order]
 def _head_order(weight: torch.Tensor, head_dim: int, half_first: bool) -> torch.Tensor:
     """The row order that moves the features of every head between the two pairings."""
     rows = weight.size(0) if weight.dim() else 0
     if head_dim < 2 or head_dim % 2 or rows % head_dim:
-        raise ValueError(
-            f"head_dim must be even and divide the projection's {rows} output features, got head_dim={head_dim}"
-        )
+        problem = f"the projection's {rows} output features"
+        raise ValueError(f"head_dim must be even and divide {problem}; got {head_dim}")
     inside = torch.arange(head_dim)
     # half_first: new feature j reads old 2j (j < d/2) or old 2(j - d/2) + 1.
     if half_first:
@@ -204,3 +204,6 @@ def _head_order(weight: torch.Tensor, head_dim: int, half_first: bool) -> torch.
         order = inside.view(2, -1).T.flatten()  # 0, d/2, 1, d/2 + 1, ...
     heads = torch.arange(rows // head_dim)[:, None] * head_dim  # (h, 1): first rows
     return (heads + order).flatten()  # (h * head_dim,)
+
+
+# --8<-- [end:head_order]

@@ -16,9 +16,9 @@ from torch import nn
 
 from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
 from tutorial_code.validation import check_counts
-from tutorial_tools.trainings import recorded  # not shown: only the build uses it
 
 # --8<-- [end:imports]
+from tutorial_tools.trainings import recorded  # not shown: only the build uses it
 
 # --8<-- [start:data]
 TARGET_SCALE = 10.0  # the model predicts sum / 10

@@ -23,10 +23,10 @@ from tutorial_code.grouped_query import GroupedQueryAttention
 from tutorial_code.language_model import (
     CharTransformer,
     CharVocabulary,
-    KVCache,
     forward_with_cache,
     python_reference_text,
 )
+from tutorial_code.language_model import KVCache as Chapter12Cache
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.llama import LlamaModel, compare_with_chapter_11, greedy_generate
 from tutorial_code.multi_head import split_heads
@@ -237,7 +237,7 @@ vocabulary = CharVocabulary.of(text)
 V = len(vocabulary.chars)
 prompt = vocabulary.encode(text[:64]).unsqueeze(0)  # (B, T) = (1, 64)
 torch.manual_seed(SEED)
-chapter_12_cache = KVCache()  # chapter 12's cache, on chapter 11's model
+chapter_12_cache = Chapter12Cache()  # chapter 12's cache, on chapter 11's model
 forward_with_cache(CharTransformer(V).eval(), prompt, chapter_12_cache)
 tensors = chapter_12_cache.keys + chapter_12_cache.values
 chapter_12_bytes = sum(t.nbytes for t in tensors)
