@@ -73,15 +73,11 @@ def which_one_ends_lower_changes_with(lower):
     return set(lower) == {"post-norm", "pre-norm"}
 
 
-@checks.after(
-    "deep_post_norm", "feed_forward_and_norm: Warm-up helped post-norm on one seed only, and only part of the way"
-)
-def warm_up_helped_one_seed_partly(deep_mse, sum_variance):
-    # helped: under 90 % of the target's variance left, yet over 5 % (far from pre-norm's error);
-    # not helped: over 90 % of it left, like post-norm without warm-up
-    warmed_up = deep_mse["post-norm, 30 warm-up steps"]
-    helped = [mse for mse in warmed_up if mse < 0.9 * sum_variance]
-    return len(helped) == 1 and helped[0] > 0.05 * sum_variance
+@checks.after("deep_post_norm", "feed_forward_and_norm: Warm-up can rescue post-norm, but not on every seed")
+def warm_up_can_rescue_post_norm(deep_mse, sum_variance):
+    # rescued: under 5 % of the target's variance left; not rescued: over 90 % of it left
+    warmed_up = deep_mse["post-norm, 50 warm-up steps"]
+    return min(warmed_up) < 0.05 * sum_variance and max(warmed_up) > 0.9 * sum_variance
 
 
 @checks.after(
@@ -93,9 +89,9 @@ def post_norm_stack_learns_nothing(deep_mse, sum_variance):
     return all(0.9 * sum_variance < mse < 1.1 * sum_variance for mse in deep_mse["post-norm"])
 
 
-@checks.after("deep_post_norm", "feed_forward_and_norm: its error is under 5 % of that variance")
+@checks.after("deep_post_norm", "feed_forward_and_norm: its error is under 1 % of that variance")
 def pre_norm_stack_trains(deep_mse, sum_variance):
-    return max(deep_mse["pre-norm"]) < 0.05 * sum_variance
+    return max(deep_mse["pre-norm"]) < 0.01 * sum_variance
 
 
 @checks.after("deep_post_norm", "feed_forward_and_norm: A larger LayerNorm epsilon changes nothing here")

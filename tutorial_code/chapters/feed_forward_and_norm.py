@@ -233,14 +233,14 @@ fig = log_lines(
 
 # %%
 # --8<-- [start:deep_post_norm]
-DEEP_LAYERS, DEEP_LR, DEEP_STEPS, DEEP_SEEDS = 6, 1e-2, 60, [SEED, SEED + 1]
+DEEP_LAYERS, DEEP_LR, DEEP_STEPS, DEEP_SEEDS = 12, 3e-3, 100, [SEED, SEED + 1]
 _, targets = make_batch(100_000, generator=torch.Generator().manual_seed(0))
 sum_variance = targets.var().item()
 print(f"variance of the target, the MSE of answering its mean: {sum_variance:.3f}")
 variants = {  # name: (norm_first, warm-up steps, LayerNorm eps)
     "post-norm": (False, 0, 1e-5),
     "pre-norm": (True, 0, 1e-5),
-    "post-norm, 30 warm-up steps": (False, 30, 1e-5),
+    "post-norm, 50 warm-up steps": (False, 50, 1e-5),
     "post-norm, LayerNorm eps 1e-3": (False, 0, 1e-3),
 }
 print(f"{DEEP_LAYERS} layers, learning rate {DEEP_LR:g}, {DEEP_STEPS} steps.")
