@@ -142,7 +142,7 @@ def greedy_decode(
     """
     check_count(length, "length", minimum=0)
     model.eval()
-    written = torch.full((source.size(0), 1), BOS, dtype=torch.long)  # (B, 1): BOS
+    written = source.new_full((source.size(0), 1), BOS)  # (B, 1): BOS
     for _ in range(length):
         logits, _ = model(source, written)  # (B, t, V): a guess at every position
         # the newest position's most likely token: (B, 1)
@@ -183,8 +183,8 @@ def beam_search(
     check_count(beam_width, "beam_width")
     model.eval()
     B = source.size(0)
-    drafts = torch.full((B, 1, 1), BOS, dtype=torch.long)  # (B, beams, t): BOS
-    scores = torch.zeros(B, 1)  # (B, beams): total log-probability of each draft
+    drafts = source.new_full((B, 1, 1), BOS)  # (B, beams, t): BOS
+    scores = torch.zeros(B, 1, device=source.device)  # (B, beams): total log-prob
     for _ in range(length):
         beams = drafts.size(1)
         sources = source.repeat_interleave(beams, dim=0)  # (B * beams, S)

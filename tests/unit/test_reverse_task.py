@@ -95,3 +95,14 @@ def test_beam_search_refuses_bad_settings(model, source, arguments, error, messa
 def test_sequence_log_prob_refuses_ids_outside_the_vocabulary(model, source):
     with pytest.raises(ValueError, match=r"token ids must lie in \[0, vocab_size=11\), got 11 in written"):
         sequence_log_prob(model, source[:1], torch.tensor([[1, 2, 11]]))
+
+
+@pytest.mark.parametrize("decode", [greedy_decode, beam_search], ids=["greedy", "beam"])
+def test_decoding_creates_its_tensors_on_the_source_device(decode):
+    """On the meta device (shapes, no values: it stands in for a GPU), a tensor created on the CPU would fail."""
+    torch.manual_seed(0)
+    on_meta = Seq2SeqModel(d_model=8, num_heads=2, d_ff=16, max_len=12).to("meta")
+    source = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    arguments = (3,) if decode is greedy_decode else (3, 2)
+    written = decode(on_meta, source, *arguments)
+    assert written.device.type == "meta" and written.shape == (2, 3) and written.dtype == torch.long
