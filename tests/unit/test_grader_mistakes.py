@@ -44,6 +44,8 @@ WRONG = [
     ("sizes", "copy-attention-weights", "W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)", "W_Q, W_K, W_V = source.in_proj_weight[:8], source.in_proj_weight[8:16], source.in_proj_weight[16:]", "your code raised RuntimeError"),
     ("sizes", "shift-right", "start = torch.full_like(target[:, :1], BOS)", "start = torch.full((2, 1), BOS)", "your code raised RuntimeError"),
     ("sizes", "decoder-sees-the-future", "causal_mask(T, device=target_input.device) if causal", "causal_mask(6, device=target_input.device) if causal", "(6, 6)"),
+    ("sizes", "beam-search", "candidates.topk(min(beam_width, beams * V), dim=-1)", "candidates.topk(beam_width, dim=-1)", "min(beam_width, beams * V)"),
+    ("sizes", "beam-search", "B = source.size(0)", "B = 6", "same batch size, got 6 and 1"),
     ("sizes", "unigram-bpc", "minlength=vocab_size).double() + 1", "minlength=6).double() + 1", "vocabulary of 3"),
     ("sizes", "bigram-bpc", "pairs = train_ids[:-1] * vocab_size + train_ids[1:]", "pairs = train_ids[:-1] * 6 + train_ids[1:]", "vocabulary of 3"),
     # Key and value always the same tensor
@@ -219,6 +221,7 @@ RIGHT = [
     ("kv-cache", "    n = tokens.size(1)\n", "    n = tokens.size(1)\n    if int(tokens.max()) >= model.output.out_features:  # reads a value: fine on a GPU, not on the meta device\n        raise ValueError('a token id is outside the vocabulary')\n"),
     ("kv-cache", "allowed = None if n == 1 else causal_mask(t + n, device=tokens.device)[t:]", "allowed = torch.ones(n, t + n, dtype=torch.bool, device=tokens.device).tril(diagonal=t)"),
     ("unigram-bpc", "log_p = torch.log2(counts / counts.sum())", "log_p = torch.log(counts / counts.sum()) / torch.log(torch.tensor(2.0, dtype=torch.float64))"),
+    ("beam-search", "parent, token = best // V, best % V", "parent, token = torch.div(best, V, rounding_mode='floor'), best.remainder(V)"),
     ("top-p-filter", "outside = ahead >= top_p  # sorted order: the nucleus reached top_p before it\n    outside = outside.scatter(-1, order, outside)", "outside = torch.zeros_like(ahead, dtype=torch.bool).scatter(-1, order, ahead >= top_p)"),
     ("band-mask", "return (distance >= 0) & (distance < window)", "ones = torch.ones(length, length, dtype=torch.bool, device=device)\n        return ones.tril() & ~ones.tril(-window)"),
     ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., max(0, key.size(-2) - self.window) :, :]"),

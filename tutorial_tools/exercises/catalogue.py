@@ -357,6 +357,19 @@ EXERCISES: dict[str, Exercise] = {
                 "target_mask = None",
             ),
         ),  # fmt: skip
+        Exercise(
+            "beam-search",
+            "encoder_decoder",
+            "Implement beam search",
+            "Write length tokens for each source, keeping at every step the beam_width drafts with the highest "
+            "total log-probability, and return the best one.",
+            "tutorial_code.reverse_task",
+            ("beam_search",),
+            "BEAM_SEARCH",
+            write=("beam_search",),
+            imports="import torch\n\nfrom tutorial_code.reverse_task import BOS, Seq2SeqModel\n"
+            "from tutorial_code.validation import check_count\n",
+        ),
         # 11. A language model that writes
         Exercise(
             "unigram-bpc",

@@ -11,7 +11,7 @@ only that mistake gives. Inputs are small and seeded, so a grade takes a fractio
 from tutorial_tools.exercises.graders.checking_against_pytorch import COPY_WEIGHTS, TO_TORCH_MASK
 from tutorial_tools.exercises.graders.common import Grader
 from tutorial_tools.exercises.graders.dynamic_weights import SELF_ATTENTION
-from tutorial_tools.exercises.graders.encoder_decoder import DECODER_LAYER, SEQ2SEQ, SHIFT_RIGHT
+from tutorial_tools.exercises.graders.encoder_decoder import BEAM_SEARCH, DECODER_LAYER, SEQ2SEQ, SHIFT_RIGHT
 from tutorial_tools.exercises.graders.feed_forward_and_norm import ENCODER_LAYER, FEED_FORWARD
 from tutorial_tools.exercises.graders.kv_cache import KV_CACHE
 from tutorial_tools.exercises.graders.language_model import BIGRAM, TOP_P, UNIGRAM
@@ -28,6 +28,7 @@ __all__ = [
     "APPLY_ROTARY",
     "ATTENTION",
     "BAND_MASK",
+    "BEAM_SEARCH",
     "BIGRAM",
     "CAUSAL_MASK",
     "CLASSIFIER",

@@ -137,3 +137,72 @@ def _check_seq2seq(learner: ModuleType) -> None:
 
 
 SEQ2SEQ: Grader = [("the past does not depend on the future", _check_seq2seq)]
+
+
+@torch.no_grad()
+def _beam_with(model: nn.Module, source: torch.Tensor, length: int, beam_width: int, slip: str) -> torch.Tensor:
+    """The reference's beam search with one usual slip, to recognise the learner's output."""
+    B, V = source.size(0), reverse_task.VOCAB_SIZE
+    drafts = source.new_full((B, 1, 1), reverse_task.BOS)
+    scores = torch.zeros(B, 1)
+    for _ in range(length):
+        beams = drafts.size(1)
+        sources = source.repeat(beams, 1) if slip == "repeat" else source.repeat_interleave(beams, dim=0)
+        logits = model(sources, drafts.flatten(0, 1))[0][:, -1]
+        step = logits.softmax(dim=-1) if slip == "probabilities" else logits.log_softmax(dim=-1)
+        step = step.view(B, beams, V)
+        candidates = (step if slip == "last step" else scores.unsqueeze(-1) + step).flatten(1)
+        scores, best = candidates.topk(min(1 if slip == "one draft" else beam_width, beams * V), dim=-1)
+        kept = drafts.gather(1, (best // V).unsqueeze(-1).expand(-1, -1, drafts.size(2)))
+        drafts = torch.cat([kept, (best % V).unsqueeze(-1)], dim=2)
+    return drafts[:, -1 if slip == "last draft" else 0, 1:]
+
+
+FEWER_CANDIDATES = (
+    "at the first step there is one draft, so there may be fewer candidates than beam_width: keep "
+    "min(beam_width, beams * V) of them"
+)
+BEAM_SLIPS = {
+    "last step": "add each draft's total so far to the log-probabilities of its next tokens, "
+    "scores.unsqueeze(-1) + log_p: a draft is ranked by the whole sequence, not by its last token",
+    "probabilities": "add log-probabilities (log_softmax), not probabilities: a sequence's probability is the "
+    "product of its tokens', so its log is their sum",
+    "repeat": "repeat each source once per draft, in the drafts' order: source.repeat_interleave(beams, dim=0) "
+    "(source.repeat pairs the drafts with other sources)",
+    "last draft": "topk sorts from the highest score: the best draft is drafts[:, 0]",
+    "one draft": "keep beam_width drafts at every step: with one, this is greedy decoding",
+}
+
+
+def _check_beam_search(learner: ModuleType) -> None:
+    torch.manual_seed(0)
+    model = perturbed(reverse_task.Seq2SeqModel(), 0).eval()
+    with torch.no_grad():
+        model.output.weight.mul_(3)  # sharper predictions, as a trained model makes: the slips then differ
+    g = generator()
+    # (batch, length, beam width): the usual; one source and a wide beam; more drafts than tokens at the first step
+    for batch, length, beam_width in [(6, 8, 3), (1, 6, 5), (3, 4, 2), (2, 3, 12)]:
+        source = torch.randint(0, 10, (batch, 8), generator=g)
+        expected = reverse_task.beam_search(model, source, length, beam_width)
+        what = f"beam_search of {batch} sources, {length} tokens, beam_width={beam_width}"
+        try:
+            got = call_on_copies(learner.beam_search, model, source, length, beam_width)
+        except RuntimeError as error:
+            if "out of range" not in str(error):
+                raise
+            raise Wrong(f"{what}: your code raised RuntimeError: {error}", FEWER_CANDIDATES) from None
+        mistakes = [(_beam_with(model, source, length, beam_width, slip), hint) for slip, hint in BEAM_SLIPS.items()]
+        expect_same(got, expected, what, mistakes)
+    source = torch.randint(0, 10, (4, 8), generator=g)
+    greedy = reverse_task.greedy_decode(model, source, 6)
+    expect_same(call_on_copies(learner.beam_search, model, source, 6, 1), greedy, "beam_search with beam_width=1, "
+                "which is greedy decoding")  # fmt: skip
+    empty = reverse_task.beam_search(model, source, 0, 3)
+    expect_same(call_on_copies(learner.beam_search, model, source, 0, 3), empty, "beam_search of 0 tokens")
+    on_meta, tokens = copy.deepcopy(model).to(META), torch.zeros(2, 8, dtype=torch.long, device=META)
+    what = "beam_search of a model and sources on another device"
+    expect_on_meta(lambda: learner.beam_search(on_meta, tokens, 3, 2), reverse_task.beam_search(on_meta, tokens, 3, 2),
+                   what)  # fmt: skip
+
+
+BEAM_SEARCH: Grader = [("beam search", _check_beam_search)]
