@@ -121,7 +121,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
     notebook = nbformat.reads(notebook_json, as_version=4)
     try:
         prepare(root)
-        from sitebuild import claims, editions
+        from sitebuild import claims, editions, recorded_runs
 
         # The chapter's checks run after the sections they follow; what each read is kept for the tests.
         chapter_claims, records = claims.claims_of(name), []
@@ -140,6 +140,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         executed = run_cells(notebook, name, after_section)
         executed.metadata["claims"] = records
         executed.metadata["data"] = data
+        executed.metadata["recorded_runs"] = sorted(recorded_runs.CALLED)  # the entries this chapter read
         return name, nbformat.writes(executed), None, time.perf_counter() - start
     except Exception as error:  # noqa: BLE001 - sent back to the build, which names the chapter
         return name, "", f"{type(error).__name__}: {error}", time.perf_counter() - start

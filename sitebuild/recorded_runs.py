@@ -35,6 +35,9 @@ from sitebuild.training_cache import locked
 
 RECORDS = ROOT / "benchmarks" / "recorded-runs.json"
 T = TypeVar("T")
+CALLED: set[str] = set()
+"""The call texts of the recorded runs this process asked for: a chapter's run keeps them, so that the tests can
+name entries no chapter reads any more."""
 
 
 class StaleRecord(RuntimeError):
@@ -117,6 +120,7 @@ def use_record(run: Callable[..., T], path: Path = RECORDS) -> Callable[..., T]:
     @functools.wraps(run)
     def recorded_or_run(*args: Any, **kwargs: Any) -> T:
         name = call_text(run, *args, **kwargs)
+        CALLED.add(name)
         code = code_version(run.__module__)
         entry = read_records(path).get(name)
         if entry is not None and entry["code"] == code:
