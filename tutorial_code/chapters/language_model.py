@@ -15,7 +15,6 @@ from tutorial_code.language_model import (
     CharVocabulary,
     bigram_bpc,
     generate,
-    held_out_bpc_per_seed,
     known_word_share,
     known_word_share_per_seed,
     python_reference_text,
@@ -122,6 +121,8 @@ with torch.no_grad():  # both untrained, on the windows of the forward pass abov
 
 # %%
 # --8<-- [start:weight_tying_seeds]
+from tutorial_code.language_model import held_out_bpc_per_seed
+
 seeds = [SEED, SEED + 1, SEED + 2]
 bpc = {}  # per setting: held-out bits per character, one per seed
 for tie_weights in (False, True):
