@@ -126,3 +126,32 @@ def beam_barely_changes_the_share(beam):
     pairs = zip(beam["greedy_reversed"], beam["beam_reversed"], strict=True)
     mistakes = any(greedy < 0.99 for greedy in beam["greedy_reversed"])  # the model is under-trained
     return mistakes and all(abs(beam - greedy) < 0.01 for greedy, beam in pairs)
+
+
+@checks.after(
+    "label_smoothing",
+    "encoder_decoder: every smoothed run measures about that value",
+)
+def smoothed_cross_entropy_is_the_target_s(smoothing_scores, reproduced):
+    smoothed = smoothing_scores["0.1"]["cross_entropy"]
+    return len(smoothed) >= 3 and all(abs(c - reproduced) < 0.002 for c in smoothed)
+
+
+@checks.after("beam_tree", "encoder_decoder: The source reversed starts with the four digits of the likeliest draft")
+def likeliest_draft_starts_the_reversal(source, drafts):
+    return drafts[0][1:] == source[0][::-1][:4]
+
+
+@checks.after("beam_tree", "encoder_decoder: That draft keeps a log-probability of about 0 at every step")
+def likeliest_draft_stays_near_zero(steps):
+    return len(steps) == 4 and all(scores[0] > -0.01 for _, _, scores in steps)
+
+
+@checks.after(
+    "beam_tree",
+    "encoder_decoder: the two other drafts sit more than 7 below it, so each is over a thousand times less likely",
+)
+def other_drafts_far_below(steps):
+    # a gap above 7 in log-probability is a ratio above e^7, about 1,100
+    gaps = [scores[0] - other for _, _, scores in steps for other in scores[1:]]
+    return len(gaps) == 8 and min(gaps) > 7

@@ -25,7 +25,7 @@ from tutorial_code.reverse_task import (
     greedy_decode,
     reversal_batch,
     shift_right,
-    trained_reversal,
+    train_reversal,
 )
 
 torch.set_printoptions(precision=2, sci_mode=False)
@@ -150,7 +150,7 @@ fig = teacher_forcing_strip(*rows, start_token=BOS)
 
 # %%
 # --8<-- [start:train]
-result = trained_reversal(steps=STEPS, seed=SEED, device=DEVICE)  # trained once
+result = train_reversal(steps=STEPS, seed=SEED, device=DEVICE)  # trained once
 first, last = result.losses[0], result.losses[-1]
 print(f"training loss: step 0 {first:.3f}, last {last:.4f} ({result.seconds:.1f} s)")
 accuracy = result.accuracy  # greedy decoding on 512 held-out sources
@@ -213,6 +213,9 @@ for value in (0.0, smoothing):
         style = ".1%" if name == "reversed" else ".4f"  # a share, or a number
         shown = ", ".join(f"{v:{style}}" for v in values)
         print(f"label smoothing {value}: {name:>13}, seeds {seeds}: {shown}")
+true_share = smoothed[3].item()  # the smoothed target's probability of the true token
+reproduced = -math.log(true_share)  # the cross-entropy of a model that reproduces it
+print(f"giving the true token {true_share:.3f}: cross-entropy {reproduced:.4f}")
 # --8<-- [end:label_smoothing]
 
 
@@ -262,6 +265,9 @@ with torch.no_grad():  # beam_search's loop for one source, width 3, four steps
         parent, token = best // log_p.size(-1), best % log_p.size(-1)
         drafts = torch.cat([drafts[parent], token[:, None]], dim=1)
         steps.append((parent.tolist(), token.tolist(), scores.tolist()))
+print("source", source[0].tolist(), "reversed", source[0].flip(0).tolist())
+for draft, score in zip(drafts[:, 1:].tolist(), scores.tolist(), strict=True):
+    print(f"after 4 steps: draft {draft}, log-probability {score:.4f}")
 fig = beam_tree(steps)
 # --8<-- [end:beam_tree]
 
@@ -271,7 +277,7 @@ fig = beam_tree(steps)
 from tutorial_code.reverse_task import beam_against_greedy_per_seed
 
 few_steps = STEPS // 3  # under-trained: greedy decoding makes mistakes
-beam = beam_against_greedy_per_seed(few_steps, seeds, 4, device=DEVICE)
+beam = beam_against_greedy_per_seed(few_steps, seeds, beam_width=4, device=DEVICE)
 print(f"{few_steps} steps, 512 held-out sources, beam width 4")
 for i, seed in enumerate(seeds):
     run = {name: values[i] for name, values in beam.items()}  # this seed's numbers
