@@ -24,7 +24,12 @@ from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask
 from tutorial_code.multi_head import combine_heads, split_heads
 from tutorial_code.rotary import PAIRINGS, apply_rotary
-from tutorial_code.validation import check_counts, check_width
+from tutorial_code.validation import (
+    check_counts,
+    check_padding_mask,
+    check_positive,
+    check_width,
+)
 
 # --8<-- [end:imports]
 
@@ -92,6 +97,7 @@ def layer_caches(cache: list[KVCache] | None, num_layers: int) -> list[KVCache |
         A list of `num_layers` caches, or of `num_layers` Nones.
 
     Raises:
+        TypeError: If `cache` is not a list.
         ValueError: If `cache` does not hold one cache per layer.
 
     Examples:
@@ -100,6 +106,9 @@ def layer_caches(cache: list[KVCache] | None, num_layers: int) -> list[KVCache |
     """
     if cache is None:
         return [None] * num_layers
+    if not isinstance(cache, list):  # one KVCache for a model of several layers
+        got = f"got {type(cache).__name__}"
+        raise TypeError(f"cache must be a list of KVCache, one per layer, {got}")
     if len(cache) != num_layers:
         got = f"{len(cache)} caches for {num_layers} layers"
         raise ValueError(f"cache holds {got}: start one with model.new_cache()")
@@ -183,7 +192,9 @@ class GroupedQueryAttention(nn.Module):
 
     Raises:
         ValueError: If `num_kv_heads` does not divide `num_heads`, or `d_model` is not
-            divisible by `num_heads` and no `head_dim` is given.
+            divisible by `num_heads` and no `head_dim` is given; in `forward`, if
+            `padding_mask` is not (B, t + n).
+        TypeError: In `forward`, if `padding_mask` is not boolean.
 
     Shape:
         - x: (B, n, d_model), the n newest positions
@@ -231,6 +242,7 @@ class GroupedQueryAttention(nn.Module):
         """Attend from the n positions of `x` to themselves and to the t cached ones."""
         check_width(x, self.d_model)
         t = 0 if cache is None else cache.length  # positions already seen
+        check_padding_mask(padding_mask, x.size(0), t + x.size(1))
         Q = split_heads(self.W_Q(x), self.num_heads)  # (B, h, n, d_head)
         K = split_heads(self.W_K(x), self.num_kv_heads)  # (B, h_kv, n, d_head)
         V = split_heads(self.W_V(x), self.num_kv_heads)  # values are never rotated
@@ -255,17 +267,6 @@ class GroupedQueryAttention(nn.Module):
         allowed = causal_mask(t + n, device=device)[t:]  # rows t .. t+n-1 of it
         if padding_mask is None:
             return allowed
-        if padding_mask.dtype != torch.bool:
-            raise TypeError(
-                "padding_mask must be boolean (True = a real token), got dtype "
-                f"{padding_mask.dtype}; for transformers' 0/1 attention_mask pass "
-                "attention_mask.bool()"
-            )
-        if padding_mask.dim() != 2 or padding_mask.size(1) != t + n:
-            raise ValueError(
-                f"padding_mask must have shape (B, {t + n}): one entry per cached and "
-                f"new position, got shape {tuple(padding_mask.shape)}"
-            )
         return allowed & padding_mask[:, None, None, :]  # (B, 1, n, t + n)
 
 
@@ -287,12 +288,13 @@ def _check_heads(
         )
     if head_dim is None and d_model % num_heads:
         counts = f"d_model={d_model} is not divisible by num_heads={num_heads}"
-        raise ValueError(f"{counts}; give head_dim explicitly")
+        raise ValueError(f"{counts}; give head_dim explicitly or divisible sizes")
     if head_dim is not None:
         check_counts(head_dim=head_dim)
 
 
 def _check_rotary(head_dim: int, rope_base: float | None, rope_pairing: str) -> None:
+    check_positive(rope_base=rope_base)  # None: no rotation
     if rope_base is not None and head_dim % 2:
         rule = "rotary positions turn pairs of features"
         raise ValueError(f"{rule}: head_dim must be even, got {head_dim}")

@@ -27,7 +27,11 @@ from tutorial_code.language_model import (
 )
 from tutorial_code.rms_norm import RMSNorm
 from tutorial_code.swiglu import SwiGLU
-from tutorial_code.validation import check_count, check_token_ids
+from tutorial_code.validation import (
+    check_count,
+    check_generating_model,
+    check_token_ids,
+)
 
 # --8<-- [end:imports]
 from tutorial_tools.trainings import recorded  # not shown: only the build uses it
@@ -208,6 +212,7 @@ def greedy_generate(
         The prompts followed by the new ids, (B, T + new_tokens).
 
     Raises:
+        TypeError: If `model` has no `new_cache()`.
         ValueError: If `new_tokens` is negative.
 
     Examples:
@@ -218,6 +223,7 @@ def greedy_generate(
         torch.Size([1, 7])
     """
     check_count(new_tokens, "new_tokens", minimum=0)
+    check_generating_model(model)  # a model with new_cache()
     cache = model.new_cache() if use_cache else None
     ids, step_input = tokens, tokens
     for _ in range(new_tokens):
@@ -254,6 +260,7 @@ def held_out_bpc(model: nn.Module, ids: torch.Tensor, context: int = 64) -> floa
         >>> 2.0 < held_out_bpc(model, torch.arange(100) % 10, context=8) < 5.0
         True
     """
+    check_count(context, "context")
     check_count(len(ids), "len(ids)", minimum=context + 1)
     model.eval()
     usable = (len(ids) - 1) // context * context

@@ -18,7 +18,11 @@ import torch
 import torch.nn.functional as F
 
 from tutorial_code.attention import scaled_dot_product_attention
-from tutorial_code.validation import check_counts, check_float_tensors
+from tutorial_code.validation import (
+    check_counts,
+    check_float_tensors,
+    check_window_cache,
+)
 
 # --8<-- [end:imports]
 
@@ -396,8 +400,10 @@ def sliding_window_step(
         over the whole sequence under `band_mask(T, cache.window)`.
 
     Raises:
-        TypeError: If the tensors are not floating-point tensors of one dtype.
-        ValueError: If query, key and value do not hold the same new positions.
+        TypeError: If the tensors are not floating-point tensors of one dtype, or
+            `cache` is not a SlidingWindowCache.
+        ValueError: If query, key and value do not hold the same new positions, or
+            differ from the cached ones in batch, heads or width.
 
     Shape:
         - query: (B, h, n, d_k)
@@ -421,6 +427,7 @@ def sliding_window_step(
             f"n >= 1, got {tuple(query.shape)}, {tuple(key.shape)}, "
             f"{tuple(value.shape)}"
         )
+    check_window_cache(cache, key, value)  # same batch, heads and widths as kept
     n = query.size(-2)
     keys, values = cache.append(key, value)  # (B, h, m + n, d): kept ones, then new
     mask = band_mask(keys.size(-2), cache.window, device=query.device)[-n:]  # new rows

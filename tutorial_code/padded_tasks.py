@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from tutorial_code.encoder import Encoder
-from tutorial_code.validation import check_count, check_token_ids
+from tutorial_code.validation import check_count, check_targets, check_token_ids
 
 # --8<-- [end:imports]
 from tutorial_tools.trainings import reusable  # not shown: only the build uses it
@@ -82,8 +82,8 @@ def add_padding(tokens: torch.Tensor, extra: int) -> torch.Tensor:
         The same sequences, `extra` positions longer.
 
     Raises:
-        TypeError: If `extra` is not an int.
-        ValueError: If `extra` is negative.
+        TypeError: If `tokens` is not an integer tensor or `extra` not an int.
+        ValueError: If `tokens` is not (B, T) ids or `extra` is negative.
 
     Shape:
         - tokens: (B, T)
@@ -93,6 +93,7 @@ def add_padding(tokens: torch.Tensor, extra: int) -> torch.Tensor:
         >>> add_padding(torch.tensor([[3, 4, PAD]]), 2)
         tensor([[ 3,  4, 10, 10, 10]])
     """
+    check_token_ids(tokens, VOCAB_SIZE)
     check_count(extra, "extra", minimum=0)
     return torch.cat([tokens, tokens.new_full((tokens.size(0), extra), PAD)], dim=1)
 
@@ -217,6 +218,10 @@ def accuracy(
     Returns:
         The accuracy, between 0 and 1.
 
+    Raises:
+        ValueError: If `labels` does not fit the model (a label per sequence for a
+            tagger, or the reverse), or every position is padding.
+
     Examples:
         >>> class Ones(nn.Module):
         ...     def forward(self, tokens):
@@ -226,7 +231,9 @@ def accuracy(
     """
     model.eval()
     targets = labels(tokens)  # (B,) or (B, T)
-    predictions = model(tokens).argmax(dim=-1)  # the same shape
+    logits = model(tokens)  # (B, C) or (B, T, C)
+    check_targets(logits, targets, IGNORE)  # the labels fit the model's kind
+    predictions = logits.argmax(dim=-1)  # the shape of targets
     scored = targets != IGNORE  # every sequence, or the real tokens
     return (predictions == targets)[scored].float().mean().item()
 
@@ -314,6 +321,7 @@ def train_padded(
         tokens = padded_batch(batch_size, generator=data)
         targets = labels(tokens).to(device)  # (B,) or (B, T)
         logits = model(tokens.to(device))  # (B, C) or (B, T, C)
+        check_targets(logits, targets, IGNORE)  # the labels fit the model's kind
         rows = logits.flatten(0, -2), targets.flatten()  # one per sequence or token
         loss = nn.functional.cross_entropy(*rows, ignore_index=IGNORE)  # skips IGNORE
         optimizer.zero_grad()

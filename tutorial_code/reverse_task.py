@@ -21,7 +21,12 @@ from tqdm import tqdm
 from tutorial_code.decoder import Transformer
 from tutorial_code.masks import causal_mask
 from tutorial_code.positional import SinusoidalPositionalEncoding
-from tutorial_code.validation import check_count, check_token_ids
+from tutorial_code.validation import (
+    check_count,
+    check_same_batch,
+    check_share,
+    check_token_ids,
+)
 
 # --8<-- [end:imports]
 from tutorial_tools.trainings import recorded, reusable  # not shown: only the build uses it
@@ -218,6 +223,7 @@ def sequence_log_prob(
         torch.Size([2])
     """
     check_token_ids(written, model.embedding.num_embeddings, "written")
+    check_same_batch(source=source, written=written)
     model.eval()
     with torch.no_grad():
         logits, _ = model(source, shift_right(written))  # (B, T, V)
@@ -274,12 +280,11 @@ def train_reversal(
         A [`Seq2SeqResult`][tutorial_code.reverse_task.Seq2SeqResult].
 
     Raises:
+        TypeError: If `steps` is not an int or `label_smoothing` not a number.
         ValueError: If `steps` is not positive, or `label_smoothing` not in [0, 1).
     """
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
-    if not 0 <= label_smoothing < 1:
-        raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing}; the paper uses 0.1")
+    check_count(steps, "steps")
+    check_share(label_smoothing, "label_smoothing", "; the paper uses 0.1")
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
     model = Seq2SeqModel(embedding_scale=embedding_scale).to(device)

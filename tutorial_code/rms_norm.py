@@ -10,6 +10,8 @@ Shape letters: B = batch size, T = sequence length, d_model = width of a token v
 import torch
 from torch import nn
 
+from tutorial_code.validation import check_float_tensors
+
 # --8<-- [end:imports]
 
 
@@ -28,6 +30,7 @@ class RMSNorm(nn.Module):
             Defaults to 1e-6, as in Llama.
 
     Raises:
+        TypeError: In `forward`, if the input is not a floating-point tensor.
         ValueError: In `forward`, if the last axis of the input is not `d_model` wide.
 
     Shape:
@@ -48,6 +51,7 @@ class RMSNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return the rescaled token vectors, shaped as `x`."""
+        check_float_tensors(x=x)  # token vectors, not ids
         d_model = self.weight.numel()
         if x.size(-1) != d_model:
             got = x.size(-1)

@@ -22,6 +22,8 @@ d_head = width of one head.
 # --8<-- [start:imports]
 import torch
 
+from tutorial_code.validation import check_count, check_float_tensors, check_positive
+
 PAIRINGS = ("half", "interleaved")  # the two ways to pair features: see apply_rotary
 
 # --8<-- [end:imports]
@@ -51,8 +53,8 @@ def rotary_angles(
         offset + t.
 
     Raises:
-        ValueError: If `head_dim` is odd or not positive, `seq_len` or `offset` is
-            negative.
+        TypeError: If `seq_len` or `offset` is not an int.
+        ValueError: If `head_dim` is odd or not positive, or a count is negative.
 
     Examples:
         >>> rotary_angles(3, head_dim=4)  # theta = (1, 0.01)
@@ -62,8 +64,8 @@ def rotary_angles(
     """
     if head_dim < 2 or head_dim % 2:
         raise ValueError(f"head_dim must be even (RoPE turns pairs), got {head_dim}")
-    if seq_len < 0 or offset < 0:
-        raise ValueError(f"seq_len and offset must be >= 0, got {seq_len=}, {offset=}")
+    check_count(seq_len, "seq_len", minimum=0)
+    check_count(offset, "offset", minimum=0)  # positions are whole numbers
     # Computed as transformers computes it, so that the angles agree to the last bit.
     exponent = torch.arange(0, head_dim, 2, dtype=torch.float) / head_dim  # 2i / d
     theta = 1.0 / (base**exponent)  # (d/2,)
@@ -102,8 +104,9 @@ def apply_rotary(
         The rotated tensor, shape and dtype of `x`. Norms are unchanged.
 
     Raises:
-        ValueError: If `pairing` is unknown, `x` has fewer than 2 axes or an odd last
-            axis.
+        TypeError: If `x` is not a floating-point tensor or `offset` not an int.
+        ValueError: If `pairing` is unknown, `base` not above 0, or `x` has fewer than
+            2 axes or an odd last axis.
 
     Shape:
         - x: (..., T, head_dim), for example (B, h, T, head_dim)
@@ -115,6 +118,8 @@ def apply_rotary(
         tensor([[1.0000, 0.0000],
                 [0.5403, 0.8415]])
     """
+    check_float_tensors(x=x)  # cos and sin would round to integers
+    check_positive(base=base)  # base <= 0 makes the angles NaN
     if pairing not in PAIRINGS:
         raise ValueError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
     if x.dim() < 2:

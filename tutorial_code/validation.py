@@ -279,6 +279,174 @@ def check_cache_step(model: CharTransformer, tokens: torch.Tensor, cache: KVCach
         )
 
 
+def check_share(value: float, what: str, hint: str = "") -> None:
+    """Refuse a share that is not a number in [0, 1), such as label smoothing.
+
+    Args:
+        value: The share.
+        what: Its name, for the message.
+        hint: Appended to the message, for example `"; the paper uses 0.1"`. Defaults to `""`.
+
+    Raises:
+        TypeError: If `value` is not a number.
+        ValueError: If `value` is not in [0, 1) (NaN included).
+
+    Examples:
+        >>> check_share(1.0, "label_smoothing")
+        Traceback (most recent call last):
+        ...
+        ValueError: label_smoothing must be in [0, 1), got 1.0
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{what} must be a number in [0, 1), got {value!r} ({type(value).__name__})")
+    if not 0 <= value < 1:  # also refuses NaN
+        raise ValueError(f"{what} must be in [0, 1), got {value}{hint}")
+
+
+def check_same_batch(**tensors: torch.Tensor) -> None:
+    """Refuse tensors that should hold the same sequences but hold different numbers of them.
+
+    Args:
+        **tensors: The tensors by name, each with the batch on its first axis, for example
+            `source=source, written=written`.
+
+    Raises:
+        ValueError: If their first axes differ.
+
+    Examples:
+        >>> check_same_batch(source=torch.zeros(2, 8), written=torch.zeros(3, 8))
+        Traceback (most recent call last):
+        ...
+        ValueError: source and written must hold the same number of sequences B, got 2 and 3
+    """
+    sizes = {what: x.size(0) for what, x in tensors.items()}
+    if len(set(sizes.values())) > 1:
+        got = " and ".join(str(size) for size in sizes.values())
+        raise ValueError(f"{' and '.join(sizes)} must hold the same number of sequences B, got {got}")
+
+
+def check_padding_mask(padding_mask: torch.Tensor | None, batch: int, length: int) -> None:
+    """Refuse a padding mask that is not boolean, or not one entry per sequence and position.
+
+    Args:
+        padding_mask: Boolean, `True` = a real token, (B, length); None passes.
+        batch: The batch size B.
+        length: The positions the mask must cover: the cached ones and the new ones.
+
+    Raises:
+        TypeError: If `padding_mask` is not a boolean tensor (transformers' `attention_mask` is 0/1).
+        ValueError: If its shape is not (B, length).
+
+    Examples:
+        >>> check_padding_mask(torch.ones(2, 4, dtype=torch.bool), batch=2, length=5)
+        Traceback (most recent call last):
+        ...
+        ValueError: padding_mask must have shape (B, 5) = (2, 5): one entry per cached and new position,
+        got shape (2, 4)
+    """
+    if padding_mask is None:
+        return
+    if not isinstance(padding_mask, torch.Tensor) or padding_mask.dtype != torch.bool:
+        got = f"dtype {padding_mask.dtype}" if isinstance(padding_mask, torch.Tensor) else type(padding_mask).__name__
+        raise TypeError(
+            f"padding_mask must be boolean (True = a real token), got {got}; for transformers' 0/1 attention_mask "
+            "pass attention_mask.bool()"
+        )
+    if tuple(padding_mask.shape) != (batch, length):
+        raise ValueError(
+            f"padding_mask must have shape (B, {length}) = {(batch, length)}: one entry per cached and new position, "
+            f"got shape {tuple(padding_mask.shape)}"
+        )
+
+
+def check_window_cache(cache: object, key: torch.Tensor, value: torch.Tensor) -> None:
+    """Refuse new keys and values that a sliding-window cache cannot join to the ones it keeps.
+
+    Args:
+        cache: The [`SlidingWindowCache`][tutorial_code.local_attention.SlidingWindowCache].
+        key: The new keys, (B, h, n, d_k).
+        value: The new values, (B, h, n, d_v).
+
+    Raises:
+        TypeError: If `cache` is not a sliding-window cache (it has no `window`).
+        ValueError: If the new keys or values differ from the kept ones in B, h or width.
+
+    Examples:
+        >>> check_window_cache([], torch.zeros(1, 2, 1, 4), torch.zeros(1, 2, 1, 4))
+        Traceback (most recent call last):
+        ...
+        TypeError: cache must be a SlidingWindowCache, got list
+    """
+    if not isinstance(getattr(cache, "window", None), int) or not hasattr(cache, "append"):
+        raise TypeError(f"cache must be a SlidingWindowCache, got {type(cache).__name__}")
+    for what, new, kept in (("key", key, cache.keys), ("value", value, cache.values)):
+        if kept is not None and (new.shape[:-2] != kept.shape[:-2] or new.size(-1) != kept.size(-1)):
+            raise ValueError(
+                f"the cache keeps {what}s of shape {tuple(kept.shape)} (B, h, m, d); the new {what} has shape "
+                f"{tuple(new.shape)}, and must match it in B, h and d: start a new SlidingWindowCache for a new batch"
+            )
+
+
+def check_targets(logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> None:
+    """Refuse targets that do not fit a model's logits, or that leave nothing to score.
+
+    A classifier's logits (B, C) need one target per sequence, (B,); a tagger's (B, T, C) one per
+    token, (B, T). Mixing them up otherwise ends in a broadcast error, or, when B = T, in a wrong
+    accuracy without any error.
+
+    Args:
+        logits: The model's output, (..., C).
+        targets: The labels, of the shape of `logits` without its last axis.
+        ignore_index: The label of a position that is not scored. Defaults to -100, as in cross_entropy.
+
+    Raises:
+        ValueError: If the shapes do not fit, or every target is `ignore_index`.
+
+    Examples:
+        >>> check_targets(torch.zeros(4, 9, 2), torch.zeros(4, dtype=torch.long))
+        Traceback (most recent call last):
+        ...
+        ValueError: the model gave logits of shape (4, 9, 2), which need targets of shape (4, 9), got (4,):
+        a tagger's (B, T, C) logits need a label per token (token_labels), a classifier's (B, C) one per
+        sequence (sequence_labels)
+    """
+    if logits.shape[:-1] != targets.shape:
+        raise ValueError(
+            f"the model gave logits of shape {tuple(logits.shape)}, which need targets of shape "
+            f"{tuple(logits.shape[:-1])}, got {tuple(targets.shape)}: a tagger's (B, T, C) logits need a label per "
+            "token (token_labels), a classifier's (B, C) one per sequence (sequence_labels)"
+        )
+    if not (targets != ignore_index).any():
+        raise ValueError(
+            f"every target is {ignore_index} (a padded position, not scored): nothing to score; give at least one "
+            "real token"
+        )
+
+
+def check_generating_model(model: object) -> None:
+    """Refuse a model that cannot generate with a per-layer cache: one without `new_cache()`.
+
+    Args:
+        model: A [`LlamaModel`][tutorial_code.llama.LlamaModel] or a
+            [`GPT2Model`][tutorial_code.gpt2.GPT2Model], or a model like them.
+
+    Raises:
+        TypeError: If `model` has no `new_cache()` (chapter 11's CharTransformer, for one).
+
+    Examples:
+        >>> check_generating_model(nn.Linear(2, 2))
+        Traceback (most recent call last):
+        ...
+        TypeError: model must map (B, T) ids to (B, T, V) logits and have new_cache(), as LlamaModel and
+        GPT2Model do, got Linear; for chapter 11's CharTransformer use generate
+    """
+    if not callable(getattr(model, "new_cache", None)):
+        raise TypeError(
+            f"model must map (B, T) ids to (B, T, V) logits and have new_cache(), as LlamaModel and GPT2Model do, got "
+            f"{type(model).__name__}; for chapter 11's CharTransformer use generate"
+        )
+
+
 # ---------------------------------------------------------------- importing PyTorch's modules
 
 _CONVERTERS = {

@@ -33,6 +33,8 @@ from tutorial_code.from_torch import (
     multi_head_attention_from_torch,
     transformer_from_torch,
 )
+from tutorial_code.gpt2 import GPT2Model
+from tutorial_code.grouped_query import GroupedQueryAttention, grouped_attention
 from tutorial_code.language_model import (
     CharTransformer,
     CharVocabulary,
@@ -43,6 +45,15 @@ from tutorial_code.language_model import (
     random_windows,
     train_language_model,
 )
+from tutorial_code.llama import LlamaModel, greedy_generate, held_out_bpc, train_next_character
+from tutorial_code.local_attention import (
+    SlidingWindowCache,
+    band_mask,
+    blocked_local_attention,
+    dilated_mask,
+    reachable,
+    sliding_window_step,
+)
 from tutorial_code.masks import (
     causal_mask,
     merge_masks,
@@ -51,6 +62,15 @@ from tutorial_code.masks import (
     to_torch_multihead_mask,
 )
 from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention
+from tutorial_code.padded_tasks import (
+    PAD,
+    EncoderTagger,
+    accuracy,
+    add_padding,
+    sequence_labels,
+    token_labels,
+    train_padded,
+)
 from tutorial_code.positional import (
     LearnedPositionalEncoding,
     SinusoidalPositionalEncoding,
@@ -58,8 +78,18 @@ from tutorial_code.positional import (
     sinusoidal_table,
 )
 from tutorial_code.residual import Block, gradient_norm_per_layer
-from tutorial_code.reverse_task import Seq2SeqModel, greedy_decode, sequence_accuracy, train_reversal
+from tutorial_code.reverse_task import (
+    Seq2SeqModel,
+    beam_search,
+    greedy_decode,
+    sequence_accuracy,
+    sequence_log_prob,
+    train_reversal,
+)
+from tutorial_code.rms_norm import RMSNorm
+from tutorial_code.rotary import apply_rotary, interleaved_to_half, rotary_angles
 from tutorial_code.sum_task import make_batch, predict_sum, train_sum_model
+from tutorial_code.swiglu import SwiGLU
 from tutorial_code.tasks import argmax_batch, first_minus_last_batch
 
 D, H, V = 8, 2, 10  # width, heads and vocabulary of every tiny model below
@@ -120,6 +150,35 @@ def digit_model() -> DigitModel:
     return DigitModel(d_model=D, num_heads=H, d_ff=16, num_layers=1, max_len=8).eval()
 
 
+@functools.cache
+def gqa() -> GroupedQueryAttention:
+    torch.manual_seed(0)
+    return GroupedQueryAttention(D, H, num_kv_heads=1).eval()
+
+
+@functools.cache
+def llama() -> LlamaModel:
+    torch.manual_seed(0)
+    return LlamaModel(V, D, num_layers=1, num_heads=H, num_kv_heads=1, d_ff=16).eval()
+
+
+@functools.cache
+def gpt2() -> GPT2Model:
+    torch.manual_seed(0)
+    return GPT2Model(V, D, num_layers=1, num_heads=H, max_len=8).eval()
+
+
+def new_tagger() -> EncoderTagger:
+    encoder = Encoder(vocab_size=11, d_model=D, num_heads=H, d_ff=16, num_layers=1, dropout=0.0, pad_id=PAD)
+    return EncoderTagger(encoder, 2)
+
+
+@functools.cache
+def tagger() -> EncoderTagger:
+    torch.manual_seed(0)
+    return new_tagger().eval()
+
+
 def x(*shape: int) -> torch.Tensor:
     return torch.randn(*shape, generator=torch.Generator().manual_seed(0))
 
@@ -133,6 +192,24 @@ def cached(tokens: int = 3, batch: int = 2) -> KVCache:
     cache = KVCache()
     forward_with_cache(char_model(), ids(batch, tokens), cache)
     return cache
+
+
+def layer_caches_of(model: LlamaModel | GPT2Model, tokens: int = 3, batch: int = 2) -> list:
+    """A model's per-layer caches after `tokens` positions of `batch` sequences."""
+    cache = model.new_cache()
+    model(ids(batch, tokens), cache=cache)
+    return cache
+
+
+def window_cache(batch: int = 1, heads: int = 2, width: int = 4) -> SlidingWindowCache:
+    """A sliding-window cache (window 3) that keeps 2 positions of (batch, heads, width) keys and values."""
+    cache = SlidingWindowCache(3)
+    sliding_window_step(*[x(batch, heads, 2, width)] * 3, cache)
+    return cache
+
+
+def window_step(*shape: int, cache: SlidingWindowCache | KVCache) -> torch.Tensor:
+    return sliding_window_step(*[x(*shape)] * 3, cache)
 
 
 def torch_attention(**options) -> nn.MultiheadAttention:
@@ -160,6 +237,7 @@ QUIET_NESTED_TENSOR = pytest.mark.filterwarnings("ignore:enable_nested_tensor is
 
 B, T = 2, 5
 KEEP = torch.tensor([[True] * 5, [True, True, True, False, False]])  # (B, T): True = a real token
+SQUARE = torch.tensor([[3, 4, 5, PAD], [1, 2, PAD, PAD], [7, PAD, PAD, PAD], [9, 9, 9, 9]])  # B = T = 4, padded
 
 CASES = [
     # ---- shape: a tensor with the wrong number of axes or the wrong width
@@ -220,6 +298,25 @@ CASES = [
          r"ids must have shape \(T,\), got shape \(1, 2\)"),
     case("shape-merge-masks-query-1d", lambda: merge_masks(causal_mask(3), None, x(3), x(B, 3, D)), ValueError,
          r"query and key must be \(B, T, \.\.\.\), got shapes \(3,\) and \(2, 3, 8\)"),
+    # this round's modules: rotary positions, grouped-query attention, local attention, padded tasks
+    case("shape-rms-norm-width", lambda: RMSNorm(D)(x(B, T, 6)), ValueError,
+         "x must end with d_model=8 features, got 6"),
+    case("shape-rotary-one-axis", lambda: apply_rotary(x(4)), ValueError,
+         r"x must have shape \(\.\.\., T, head_dim\), got shape \(4,\)"),
+    case("shape-gqa-width", lambda: gqa()(x(B, T, 6)), ValueError,
+         r"x must have shape \(B, T, d_model=8\), got shape \(2, 5, 6\)"),
+    case("shape-grouped-attention-no-heads-axis", lambda: grouped_attention(x(4, 3, 8), x(1, 3, 8), x(1, 3, 8)),
+         ValueError, r"need h_kv dividing h, got shapes \(4, 3, 8\) and \(1, 3, 8\)"),
+    case("shape-blocked-cross-attention", lambda: blocked_local_attention(x(B, T, 4), x(B, 7, 4), x(B, 7, 4), 2),
+         ValueError, r"query and key must both be \(\.\.\., T, d_k\), of one shape \(self-attention\), got \(2, 5, 4\) "
+                     r"and \(2, 7, 4\)"),
+    case("shape-add-padding-one-sequence", lambda: add_padding(torch.tensor([3, 4]), 2), ValueError,
+         r"tokens must have shape \(B, T\), got shape \(2,\)"),
+    case("shape-log-prob-other-batch", lambda: sequence_log_prob(seq2seq(), ids(2, 8), ids(3, 8)), ValueError,
+         "source and written must hold the same number of sequences B, got 2 and 3"),
+    case("shape-accuracy-tagger-with-sequence-labels", lambda: accuracy(tagger(), sequence_labels, SQUARE),
+         ValueError, r"the model gave logits of shape \(4, 4, 2\), which need targets of shape \(4, 4\), got \(4,\): "
+                     r"a tagger's \(B, T, C\) logits need a label per token \(token_labels\)"),
     # ---- dtype: integers where floats belong, floats where ids belong, masks of the wrong type
     case("dtype-sdpa-integer-query", lambda: scaled_dot_product_attention(*[ids(3, 4)] * 3), TypeError,
          "query must be a floating-point tensor, got a tensor of dtype torch.int64"),
@@ -265,6 +362,16 @@ CASES = [
          r"key_padding_mask must be boolean, True for a real token .*got a tensor of dtype torch\.float32"),
     case("dtype-mha-integer-key-padding", lambda: mha()(x(B, T, D), key_padding_mask=KEEP.long()), TypeError,
          "key_padding_mask must be boolean"),
+    case("dtype-rms-norm-integer", lambda: RMSNorm(D)(ids(B, T, D)), TypeError,
+         r"x must be a floating-point tensor, got a tensor of dtype torch\.int64 and shape \(2, 5, 8\)"),
+    case("dtype-rotary-integer", lambda: apply_rotary(ids(B, T, 4)), TypeError,
+         r"x must be a floating-point tensor, got a tensor of dtype torch\.int64"),
+    case("dtype-rotary-fractional-offset", lambda: apply_rotary(x(B, T, 4), offset=1.5), TypeError,
+         r"offset must be an int, got 1\.5 \(float\)"),
+    case("dtype-reachable-integer-mask", lambda: reachable(band_mask(4, 2).long(), 2), TypeError,
+         r"mask must be a boolean tensor \(True = may attend\), got torch\.int64"),
+    case("dtype-add-padding-float-tokens", lambda: add_padding(torch.tensor([[3.0, 4.0]]), 2), TypeError,
+         r"tokens must be integer ids \(torch\.long\), got a tensor of dtype torch\.float32"),
     # ---- mask: a (B, T) padding mask where (T_q, T_k) belongs, shapes that do not fit
     case("mask-mha-batch-by-time", lambda: mha()(x(B, T, D), mask=KEEP), ValueError,
          r"a 2-D mask is read as \(T_q, T_k\) = \(5, 5\), got shape \(2, 5\); a \(B, T_k\) padding mask goes in "
@@ -322,6 +429,18 @@ CASES = [
     case("dtype-causal-float-length", lambda: causal_mask(3.0), TypeError, "seq_len must be an int, got float"),
     case("mask-padding-negative-max-len", lambda: padding_mask(torch.tensor([], dtype=torch.long), max_len=-1),
          ValueError, "max_len must be >= 0, got -1"),
+    case("mask-band-zero-window", lambda: band_mask(4, 0), ValueError, "window must be >= 1, got 0"),
+    case("mask-dilated-zero-dilation", lambda: dilated_mask(5, 2, 0), ValueError, "dilation must be >= 1, got 0"),
+    case("mask-reachable-not-square", lambda: reachable(torch.ones(3, 4, dtype=torch.bool), 2), ValueError,
+         r"mask must be one layer's \(T, T\) mask, got shape \(3, 4\)"),
+    case("mask-llama-transformers-attention-mask", lambda: llama()(ids(B, T), torch.ones(B, T, dtype=torch.long)),
+         TypeError, r"padding_mask must be boolean \(True = a real token\), got dtype torch\.int64; for "
+                    r"transformers' 0/1 attention_mask pass attention_mask\.bool\(\)"),
+    case("mask-gqa-padding-of-other-batch", lambda: gqa()(x(B, T, D), torch.ones(3, T, dtype=torch.bool)),
+         ValueError, r"padding_mask must have shape \(B, 5\) = \(2, 5\): one entry per cached and new position, got "
+                     r"shape \(3, 5\)"),
+    case("mask-gqa-padding-list", lambda: gqa()(x(B, T, D), KEEP.tolist()), TypeError,
+         "padding_mask must be boolean \\(True = a real token\\), got list"),
     # ---- length: empty sequences and batches, sequences longer than a model takes
     case("length-encoder-empty", lambda: encoder()(ids(B, 0)), ValueError,
          r"tokens holds no positions \(shape \(2, 0\)\): give at least one token"),
@@ -365,6 +484,18 @@ CASES = [
          "length must be >= 0, got -1"),
     case("length-sequence-accuracy-none", lambda: sequence_accuracy(seq2seq(), 0), ValueError,
          "sequences must be >= 1, got 0"),
+    case("length-blocked-empty", lambda: blocked_local_attention(*[x(B, 0, 4)] * 3, 2), ValueError,
+         r"the sequence holds no positions \(T = 0\): give at least one"),
+    case("length-sliding-window-step-no-positions", lambda: window_step(1, 2, 0, 4, cache=SlidingWindowCache(2)),
+         ValueError, r"query, key and value must hold the same new positions, \(B, h, n, d\) with n >= 1"),
+    case("length-gpt2-past-max-len", lambda: gpt2()(ids(1, 9)), ValueError,
+         "0 cached and 9 new positions exceed max_len=8"),
+    case("length-held-out-bpc-zero-context", lambda: held_out_bpc(llama(), ids(20), context=0), ValueError,
+         "context must be >= 1, got 0"),
+    case("length-accuracy-only-padding", lambda: accuracy(tagger(), token_labels, torch.full((B, 3), PAD)),
+         ValueError, r"every target is -100 \(a padded position, not scored\): nothing to score"),
+    case("length-beam-past-max-len", lambda: beam_search(seq2seq(), ids(B, 8), 13, 2), ValueError,
+         "sequence length 13 exceeds max_len=12"),
     # ---- vocabulary: ids outside [0, V), negative ids, unknown characters
     case("vocabulary-encoder-too-large", lambda: encoder()(torch.tensor([[1, 10]])), ValueError,
          r"token ids must lie in \[0, vocab_size=10\), got 10 in tokens at position \(0, 1\)"),
@@ -396,6 +527,10 @@ CASES = [
          ValueError, r"got 7 in ids at position \(1,\)"),
     case("vocabulary-encode-unknown", lambda: CharVocabulary.of("abc").encode("abz"), ValueError,
          r"characters not in the vocabulary: \['z'\]"),
+    case("vocabulary-llama-too-large", lambda: llama()(torch.tensor([[1, 10]])), ValueError,
+         r"token ids must lie in \[0, vocab_size=10\), got 10 in tokens at position \(0, 1\)"),
+    case("vocabulary-token-labels-outside", lambda: token_labels(torch.tensor([[3, 11]])), ValueError,
+         r"token ids must lie in \[0, vocab_size=11\), got 11 in tokens"),
     # ---- generation: new_tokens, temperature, top_k
     case("generation-negative-new-tokens", lambda: generate(char_model(), ids(3), -2), ValueError,
          "new_tokens must be >= 0, got -2"),
@@ -423,6 +558,21 @@ CASES = [
          r"prompt must be a tensor of integer ids \(torch\.long\), got list"),
     case("generation-greedy-fractional-length", lambda: greedy_decode(seq2seq(), ids(B, 8), 2.0), TypeError,
          r"length must be an int, got 2\.0"),
+    case("generation-beam-zero-width", lambda: beam_search(seq2seq(), ids(B, 8), 8, 0), ValueError,
+         "beam_width must be >= 1, got 0"),
+    case("generation-beam-fractional-width", lambda: beam_search(seq2seq(), ids(B, 8), 8, 2.0), TypeError,
+         r"beam_width must be an int, got 2\.0 \(float\)"),
+    case("generation-top-p-zero", lambda: generate(char_model(), ids(3), 2, top_p=0), ValueError,
+         r"top_p must be in \(0, 1\], got 0; 1 keeps every token"),
+    case("generation-top-p-above-one", lambda: generate(char_model(), ids(3), 2, top_p=1.5), ValueError,
+         r"top_p must be in \(0, 1\], got 1\.5"),
+    case("generation-top-p-string", lambda: generate(char_model(), ids(3), 2, top_p="0.9"), TypeError,
+         "top_p must be a number, got '0.9'; None keeps all tokens"),
+    case("generation-greedy-generate-negative", lambda: greedy_generate(llama(), ids(1, 3), -1), ValueError,
+         "new_tokens must be >= 0, got -1"),
+    case("generation-greedy-generate-char-model", lambda: greedy_generate(char_model(), ids(1, 3), 2), TypeError,
+         r"model must map \(B, T\) ids to \(B, T, V\) logits and have new_cache\(\).*got CharTransformer; for "
+         "chapter 11's CharTransformer use generate"),
     # ---- cache: position_offset, batch size, the context
     case("cache-negative-offset", lambda: forward_with_cache(char_model(), ids(1, 1), KVCache(), position_offset=-1),
          ValueError, "position_offset must be >= 0, got -1"),
@@ -442,6 +592,26 @@ CASES = [
          r"the cache holds 2 sequences and tokens has 3; start a new KVCache\(\) for a new batch"),
     case("cache-tokens-1d", lambda: forward_with_cache(char_model(), ids(3), KVCache()), ValueError,
          r"tokens must have shape \(B, T\), got shape \(3,\)"),
+    case("cache-sliding-window-zero", lambda: SlidingWindowCache(0), ValueError, "window must be >= 1, got 0"),
+    case("cache-sliding-window-other-batch", lambda: window_step(3, 2, 1, 4, cache=window_cache(batch=1)), ValueError,
+         r"the cache keeps keys of shape \(1, 2, 2, 4\) \(B, h, m, d\); the new key has shape \(3, 2, 1, 4\), and must "
+         r"match it in B, h and d: start a new SlidingWindowCache for a new batch"),
+    case("cache-sliding-window-other-width", lambda: window_step(1, 2, 1, 6, cache=window_cache(width=4)), ValueError,
+         r"the cache keeps keys of shape \(1, 2, 2, 4\) .*the new key has shape \(1, 2, 1, 6\)"),
+    case("cache-sliding-window-wrong-kind", lambda: window_step(1, 2, 1, 4, cache=KVCache()), TypeError,
+         "cache must be a SlidingWindowCache, got KVCache"),
+    case("cache-llama-other-batch", lambda: llama()(ids(3, 1), cache=layer_caches_of(llama(), batch=2)), ValueError,
+         r"the cache holds keys of \(2, 1\) \(B, h_kv\), the new ones are \(3, 1\): start a new cache"),
+    case("cache-llama-one-cache-not-a-list", lambda: llama()(ids(B, T), cache=llama().new_cache()[0]), TypeError,
+         "cache must be a list of KVCache, one per layer, got KVCache"),
+    case("cache-llama-padding-mask-without-cached", lambda: llama()(
+        ids(B, 1), torch.ones(B, 1, dtype=torch.bool), cache=layer_caches_of(llama(), tokens=3)), ValueError,
+         r"padding_mask must have shape \(B, 4\) = \(2, 4\): one entry per cached and new position, got shape "
+         r"\(2, 1\)"),
+    case("cache-gpt2-past-max-len", lambda: gpt2()(ids(B, 6), cache=layer_caches_of(gpt2(), tokens=3)), ValueError,
+         "3 cached and 6 new positions exceed max_len=8"),
+    case("cache-rotary-negative-offset", lambda: apply_rotary(x(B, T, 4), offset=-1), ValueError,
+         "offset must be >= 0, got -1"),
     # ---- conversion: PyTorch modules whose options the tutorial's modules cannot equal, refused by name
     case("conversion-attention-from-linear", lambda: multi_head_attention_from_torch(nn.Linear(D, D)), TypeError,
          "torch_attention must be an nn.MultiheadAttention, got Linear"),
@@ -485,6 +655,8 @@ CASES = [
          ValueError, "torch_model's first layer was built with batch_first=False", QUIET_NESTED_TENSOR),
     case("conversion-transformer-gelu", lambda: transformer_from_torch(
         nn.Transformer(D, H, 1, 1, 16, activation="gelu", batch_first=True)), ValueError, "activation='relu'"),
+    case("conversion-interleaved-to-half-head-dim", lambda: interleaved_to_half(x(12, 4), 8), ValueError,
+         "head_dim must be even and divide the projection's 12 output features; got 8"),
     # ---- training: sizes, steps and learning rates refused before the first step
     case("training-zero-steps", lambda: train_sum_model(steps=0), ValueError, "steps must be >= 1, got 0"),
     case("training-fractional-steps", lambda: train_sum_model(steps=2.5), TypeError,
@@ -514,6 +686,21 @@ CASES = [
          "num_layers must be >= 1, got 0"),
     case("training-matmul-no-repeats", lambda: matmul_gflops(size=8, repeats=0), ValueError,
          "repeats must be >= 1, got 0"),
+    case("training-next-character-zero-steps", lambda: train_next_character(llama(), ids(100), 0, seed=0), ValueError,
+         "steps must be >= 1, got 0"),
+    case("training-padded-zero-steps", lambda: train_padded(new_tagger(), token_labels, steps=0), ValueError,
+         "steps must be >= 1, got 0"),
+    case("training-padded-tagger-with-sequence-labels", lambda: train_padded(new_tagger(), sequence_labels, steps=1),
+         ValueError, r"the model gave logits of shape \(32, \d+, 2\), which need targets of shape \(32, \d+\), got "
+                     r"\(32,\)"),
+    case("training-label-smoothing-one", lambda: train_reversal(steps=1, label_smoothing=1.0), ValueError,
+         r"label_smoothing must be in \[0, 1\), got 1\.0; the paper uses 0\.1"),
+    case("training-label-smoothing-negative", lambda: train_reversal(steps=1, label_smoothing=-0.1), ValueError,
+         r"label_smoothing must be in \[0, 1\), got -0\.1"),
+    case("training-label-smoothing-string", lambda: train_reversal(steps=1, label_smoothing="0.1"), TypeError,
+         r"label_smoothing must be a number in \[0, 1\), got '0\.1' \(str\)"),
+    case("training-reversal-fractional-steps", lambda: train_reversal(steps=2.5), TypeError,
+         r"steps must be an int, got 2\.5 \(float\)"),
     # ---- settings: sizes and options of a module
     case("settings-heads-do-not-divide", lambda: MultiHeadAttention(D, 3), ValueError,
          "d_model=8 must be divisible by num_heads=3"),
@@ -526,6 +713,22 @@ CASES = [
          "max_len must be >= 1, got -1"),
     case("settings-one-class", lambda: EncoderClassifier(encoder(), 1), ValueError,
          "num_classes must be at least 2, got 1"),
+    case("settings-gqa-kv-heads-do-not-divide", lambda: GroupedQueryAttention(D, 4, 3), ValueError,
+         "num_kv_heads=3 must divide num_heads=4: each key/value head serves the same number of query heads"),
+    case("settings-gqa-more-kv-heads-than-heads", lambda: GroupedQueryAttention(D, 2, 4), ValueError,
+         "num_kv_heads=4 must divide num_heads=2"),
+    case("settings-gqa-width-not-divisible", lambda: GroupedQueryAttention(10, 4), ValueError,
+         "d_model=10 is not divisible by num_heads=4; give head_dim explicitly or divisible sizes"),
+    case("settings-gqa-odd-head-dim-for-rope", lambda: GroupedQueryAttention(6, 2), ValueError,
+         "rotary positions turn pairs of features: head_dim must be even, got 3"),
+    case("settings-gqa-zero-rope-base", lambda: GroupedQueryAttention(D, H, rope_base=0), ValueError,
+         "rope_base must be a finite number > 0, got 0"),
+    case("settings-rotary-odd-head-dim", lambda: rotary_angles(4, 5), ValueError,
+         r"head_dim must be even \(RoPE turns pairs\), got 5"),
+    case("settings-rotary-negative-base", lambda: apply_rotary(x(B, T, 4), base=-2.0), ValueError,
+         r"base must be a finite number > 0, got -2\.0"),
+    case("settings-gpt2-heads-do-not-divide", lambda: GPT2Model(V, 10, num_layers=1, num_heads=4), ValueError,
+         "d_model=10 is not divisible by num_heads=4"),
 ]  # fmt: skip
 
 
@@ -656,6 +859,51 @@ def alike_training_unknown_device():
     assert ours == theirs and "Expected one of cpu, cuda" in ours[1]
 
 
+def alike_rms_norm_empty_batch():
+    empty = x(0, T, D)
+    assert RMSNorm(D)(empty).shape == nn.RMSNorm(D, eps=1e-6)(empty).shape == (0, T, D)
+
+
+def alike_rms_norm_float64_input():
+    """A float64 input to float32 weights: both compute in float64, and agree."""
+    wide = x(B, T, D).double()
+    ours, theirs = RMSNorm(D)(wide), nn.RMSNorm(D, eps=1e-6)(wide)
+    assert ours.dtype == theirs.dtype == torch.float64
+    torch.testing.assert_close(ours, theirs)
+
+
+def alike_swiglu_float64_input():
+    """A float64 input to float32 weights: the first projection refuses it, as nn.Linear does."""
+    wide = x(B, T, D).double()
+    ours, theirs = _raises(lambda: SwiGLU(D, 16)(wide)), _raises(lambda: nn.Linear(D, 16, bias=False)(wide))
+    assert ours == theirs and ours[0] is RuntimeError
+
+
+def alike_gqa_empty_batch():
+    """With as many key/value heads as heads and no rotation it is multi-head attention: an empty batch passes."""
+    ours = GroupedQueryAttention(D, H, rope_base=None).eval()
+    empty = x(0, T, D)
+    assert ours(empty).shape == torch_attention()(empty, empty, empty)[0].shape == (0, T, D)
+
+
+def alike_blocked_empty_batch():
+    empty = x(0, T, 4)
+    theirs = nn.functional.scaled_dot_product_attention(empty, empty, empty, attn_mask=band_mask(T, 2))
+    assert blocked_local_attention(empty, empty, empty, 2).shape == theirs.shape == (0, T, 4)
+
+
+def alike_band_mask_unknown_device():
+    ours, theirs = _raises(lambda: band_mask(4, 2, device="gpu")), _raises(lambda: torch.arange(4, device="gpu"))
+    assert ours == theirs and "Expected one of cpu, cuda" in ours[1]
+
+
+def alike_next_character_negative_lr():
+    """A negative learning rate: refused by AdamW when it is built, before any step."""
+    ours = _raises(lambda: train_next_character(llama(), ids(100), 1, seed=0, lr=-1.0))
+    theirs = _raises(lambda: torch.optim.AdamW(llama().parameters(), lr=-1.0))
+    assert ours == theirs == (ValueError, "Invalid learning rate: -1.0")
+
+
 ALIKE = [
     pytest.param(alike_attention_without_keys, id="length-attention-without-keys"),
     pytest.param(alike_attention_empty_batch, id="length-attention-empty-batch"),
@@ -673,6 +921,17 @@ ALIKE = [
     pytest.param(alike_sdpa_fully_masked_row, id="mask-sdpa-fully-masked-row"),
     pytest.param(alike_encoder_pad_id_outside_vocabulary, id="vocabulary-pad-id-outside"),
     pytest.param(alike_training_unknown_device, id="training-unknown-device"),
+    pytest.param(alike_rms_norm_empty_batch, id="length-rms-norm-empty-batch"),
+    pytest.param(alike_gqa_empty_batch, id="length-gqa-empty-batch"),
+    pytest.param(alike_blocked_empty_batch, id="length-blocked-empty-batch"),
+    pytest.param(
+        alike_rms_norm_float64_input,
+        id="dtype-rms-norm-float64-input",
+        marks=pytest.mark.filterwarnings("ignore:Mismatch dtype between input and weight"),
+    ),
+    pytest.param(alike_swiglu_float64_input, id="dtype-swiglu-float64-input"),
+    pytest.param(alike_band_mask_unknown_device, id="settings-band-mask-unknown-device"),
+    pytest.param(alike_next_character_negative_lr, id="training-next-character-negative-lr"),
 ]
 
 
