@@ -31,9 +31,36 @@ def scaling_changes_neither(scale_change):
     return set(scale_change) == {"LayerNorm", "RMSNorm"} and all(0 <= v < ROUNDING for v in scale_change.values())
 
 
+@checks.after("rms_norm_numbers", "todays_models: The module computes the line above, to float rounding")
+def rms_norm_module_is_the_line(line_difference):
+    return 0 <= line_difference < ROUNDING
+
+
 @checks.after("rms_norm_numbers", "todays_models: The hand-written RMSNorm gives nn.RMSNorm's output exactly")
 def rms_norm_equals_torch(rms_difference):
     return rms_difference == 0
+
+
+@checks.after("rope_steps", "todays_models: Row 0 is the query itself: at position 0 nothing turns")
+def row_0_is_the_query(rotated, q):
+    return len(rotated) == 6 and rotated[0] == q
+
+
+@checks.after("rope_steps", "todays_models: the last pair, at a thousandth of a radian, barely moves")
+def the_last_pair_barely_moves(rotated, theta):
+    last = [row[-2:] for row in rotated]  # the last pair at each position
+    moved = max(abs(row[j] - last[0][j]) for row in last for j in (0, 1))
+    return abs(theta[-1] - 1e-3) < 1e-9 and 0 < moved < 0.01
+
+
+@checks.after("rope_steps", "todays_models: The first pair turns by a whole radian per row")
+def the_first_pair_turns_a_radian(theta):
+    return theta[0] == 1.0
+
+
+@checks.after("rotary_by_hand", "todays_models: apply_rotary gives the steps above to float rounding")
+def apply_rotary_is_the_steps(steps_difference):
+    return 0 <= steps_difference < ROUNDING
 
 
 @checks.after("rotary_by_hand", "todays_models: The rotation is chapter 6's shift_rotation(m, head_dim) up to float")
@@ -90,9 +117,19 @@ def reordered_weights_agree(moved_difference):
     return 0 <= moved_difference < ROUNDING
 
 
+@checks.after("swiglu_count", "todays_models: SwiGLU computes the line above, to float rounding")
+def swiglu_module_is_the_line(swiglu_difference):
+    return 0 <= swiglu_difference < ROUNDING
+
+
 @checks.after("swiglu_count", "todays_models: parameter counts differ by less than 1 %")
 def swiglu_and_relu_counts_match(relu_count, swiglu_count):
     return abs(swiglu_count / relu_count - 1) < 0.01
+
+
+@checks.after("gqa_same", "todays_models: Both give the lines' result to float rounding")
+def grouped_attention_is_the_lines(grouped_difference, module_difference):
+    return 0 <= grouped_difference < ROUNDING and 0 <= module_difference < ROUNDING
 
 
 @checks.after("kv_bytes", "todays_models: With 4 key/value heads the cache holds exactly as many bytes as chapter 12's")
@@ -103,6 +140,16 @@ def full_cache_matches_chapter_12(cache_bytes, chapter_12_bytes):
 @checks.after("kv_bytes", "todays_models: 2 heads halve it, 1 head quarters it")
 def fewer_heads_smaller_cache(cache_bytes):
     return cache_bytes["4"] > 0 and 2 * cache_bytes["2"] == cache_bytes["4"] == 4 * cache_bytes["1"]
+
+
+@checks.after("llama_2_70b", "todays_models: the caches of about a dozen sequences would take as many bytes")
+def a_dozen_full_caches_match_the_weights(fills):
+    return 10 < fills["64"] < 15
+
+
+@checks.after("llama_2_70b", "todays_models: its 8 key/value heads make the cache 8 times smaller")
+def eight_heads_eight_times_smaller(sequence_bytes, kv_heads, heads):
+    return kv_heads == 8 and sequence_bytes[str(heads)] == 8 * sequence_bytes["8"] > 0
 
 
 @checks.after("llama_size", "todays_models: count comes within a fraction of a percent of chapter 11's")

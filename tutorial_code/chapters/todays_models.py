@@ -12,14 +12,16 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import torch
+import torch.nn.functional as F
 from torch import nn
 
+from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.feed_forward import FeedForward
 from tutorial_code.from_transformers import (
     gpt2_from_transformers,
     llama_from_transformers,
 )
-from tutorial_code.grouped_query import GroupedQueryAttention
+from tutorial_code.grouped_query import GroupedQueryAttention, grouped_attention
 from tutorial_code.language_model import (
     CharTransformer,
     CharVocabulary,
@@ -29,7 +31,8 @@ from tutorial_code.language_model import (
 from tutorial_code.language_model import KVCache as Chapter12Cache
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.llama import LlamaModel, compare_with_chapter_11, greedy_generate
-from tutorial_code.multi_head import split_heads
+from tutorial_code.masks import causal_mask
+from tutorial_code.multi_head import combine_heads, split_heads
 from tutorial_code.positional import shift_rotation
 from tutorial_code.rms_norm import RMSNorm
 from tutorial_code.rotary import apply_rotary, interleaved_to_half
@@ -54,8 +57,16 @@ SEEDS = [0, 1, 2]  # one training of each model per seed
 
 
 # %%
-# --8<-- [start:rms_norm_numbers]
+# --8<-- [start:rms_norm_line]
 x = torch.tensor([[1.0, 2.0, 3.0, 6.0]])  # one token vector, d_model = 4
+gamma = torch.ones(4)  # the learned scale, untrained
+by_hand = gamma * x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6)
+print("x / RMS(x):", by_hand[0])
+# --8<-- [end:rms_norm_line]
+
+
+# %%
+# --8<-- [start:rms_norm_numbers]
 norms = {"LayerNorm": LayerNorm(4), "RMSNorm": RMSNorm(4)}  # untrained: scale 1
 means, rms, shift_change, scale_change = {}, {}, {}, {}
 with torch.no_grad():
@@ -69,22 +80,41 @@ for name in norms:
     shift, scale = shift_change[name], scale_change[name]
     print(f"{name:>9}: x + 5 moves the output by {shift:.3f}, 10 * x by {scale:.3f}")
 torch_norm = nn.RMSNorm(4, eps=1e-6)  # PyTorch's own, with the same eps
-rms_difference = (norms["RMSNorm"](x) - torch_norm(x)).abs().max().item()
-print(f"largest difference from nn.RMSNorm: {rms_difference}")
+with torch.no_grad():
+    line_difference = (norms["RMSNorm"](x) - by_hand).abs().max().item()
+    rms_difference = (norms["RMSNorm"](x) - torch_norm(x)).abs().max().item()
+print(f"RMSNorm against the line above: {line_difference:.1e}")
+print(f"RMSNorm against nn.RMSNorm: {rms_difference}")
 # --8<-- [end:rms_norm_numbers]
 
 
 # %%
-# --8<-- [start:rotary_by_hand]
-head_dim = 8
+# --8<-- [start:rope_steps]
+head_dim, T = 8, 6
 torch.manual_seed(SEED)
 q = torch.randn(head_dim)  # one query, before its position is applied
-at_positions = q.expand(6, head_dim)  # the same query at positions 0..5: (T, head_dim)
-turned = apply_rotary(at_positions, pairing="interleaved")  # row m turned by m
-by_matrix = torch.stack([q @ shift_rotation(m, head_dim) for m in range(6)])
-rotary_difference = (turned - by_matrix).abs().max().item()
+x = q.expand(T, head_dim)  # the same query at positions m = 0..5: (T, head_dim)
+i = torch.arange(head_dim // 2)  # pair numbers
+theta = 10000.0 ** (-2 * i / head_dim)  # (head_dim/2,): 1, 0.1, 0.01, 0.001
+angles = torch.arange(T)[:, None] * theta  # (T, head_dim/2): m * theta_i
+cos, sin = angles.cos(), angles.sin()
+a, b = x[:, 0::2], x[:, 1::2]  # pair i = features (2i, 2i + 1): (T, head_dim/2) each
+turned = torch.stack([a * cos - b * sin, b * cos + a * sin], dim=-1)  # each pair turned
+rotated = turned.flatten(-2)  # (T, head_dim): features back in order 0, 1, 2, ...
+print("q at positions 0 to 5, rotated:")
+print(rotated)
+# --8<-- [end:rope_steps]
+
+
+# %%
+# --8<-- [start:rotary_by_hand]
+by_function = apply_rotary(x, pairing="interleaved")  # row m turned by m
+steps_difference = (by_function - rotated).abs().max().item()
+print(f"apply_rotary against the steps above: difference {steps_difference:.1e}")
+by_matrix = torch.stack([q @ shift_rotation(m, head_dim) for m in range(T)])
+rotary_difference = (by_function - by_matrix).abs().max().item()
 print(f"apply_rotary against chapter 6's R_m: difference {rotary_difference:.1e}")
-norms_by_position = turned.norm(dim=-1)  # (T,)
+norms_by_position = by_function.norm(dim=-1)  # (T,)
 print(f"norm of q: {q.norm():.3f}; at each position:", norms_by_position)
 # --8<-- [end:rotary_by_hand]
 
@@ -99,8 +129,12 @@ for ax, pair in zip(axes, (0, 1, 2), strict=True):
     a, b = points[:, 2 * pair], points[:, 2 * pair + 1]  # the pair at 16 positions
     ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color="#cccccc"))  # radius 1
     ax.scatter(a, b, c=range(16), cmap="viridis", zorder=2)
-    for m in (0, 1, 2, 15):
-        ax.annotate(str(m), (a[m].item(), b[m].item()), textcoords="offset points", xytext=(4, 4))
+    for m in (0, 1, 2, 15) if pair == 0 else (0, 15):  # slow pairs: 1 and 2 sit on 0
+        x_m, y_m = a[m].item(), b[m].item()
+        below = m == 0 and pair > 0  # 0 below its point, 15 above: they are close
+        outward = (0.0, -1.0) if below else (x_m, y_m)  # away from the centre
+        offset = (12 * outward[0] - 3, 12 * outward[1] - 4)  # points, about centred
+        ax.annotate(str(m), (x_m, y_m), textcoords="offset points", xytext=offset)
     theta = 10000.0 ** (-2 * pair / head_dim)
     ax.set_title(f"pair {pair}: {theta:g} rad per position", fontsize=10)
     ax.set_aspect("equal")
@@ -173,11 +207,11 @@ features = torch.arange(8.0)  # feature numbers of one head, head_dim = 8
 print("interleaved pairs:", features.view(4, 2).long().tolist())
 print("rotate_half pairs:", features.view(2, 4).T.long().tolist())
 torch.manual_seed(SEED)
-trained = GroupedQueryAttention(32, 4, 2, rope_pairing="interleaved").eval()
+trained = GroupedQueryAttention(d_model=32, num_heads=4, rope_pairing="interleaved")
 weights = trained.state_dict()  # weights learned with neighbours as pairs
-copied = GroupedQueryAttention(32, 4, 2, rope_pairing="half").eval()
+copied = GroupedQueryAttention(d_model=32, num_heads=4, rope_pairing="half")
 copied.load_state_dict(weights)  # loads without a word
-moved = GroupedQueryAttention(32, 4, 2, rope_pairing="half").eval()
+moved = GroupedQueryAttention(d_model=32, num_heads=4, rope_pairing="half")
 permuted = dict(weights)
 for name in ("W_Q.weight", "W_K.weight"):  # values are not rotated: W_V stays
     permuted[name] = interleaved_to_half(weights[name], head_dim=8)
@@ -195,16 +229,32 @@ print(f"with interleaved_to_half:  largest difference {moved_difference:.1e}")
 
 
 # %%
+# --8<-- [start:swiglu_line]
+d_model, hidden = 64, 172
+gate = nn.Linear(d_model, hidden, bias=False)  # three matrices, no biases
+up = nn.Linear(d_model, hidden, bias=False)
+down = nn.Linear(hidden, d_model, bias=False)
+token = torch.randn(3, d_model)  # three token vectors
+out = down(F.silu(gate(token)) * up(token))  # SiLU(z) = z * sigmoid(z)
+print("gate(x), up(x):", tuple(gate(token).shape), " output:", tuple(out.shape))
+# --8<-- [end:swiglu_line]
+
+
+# %%
 # --8<-- [start:swiglu_count]
-d_model, d_ff = 64, 256  # chapter 11's widths: d_ff = 4 * d_model
-relu = FeedForward(d_model, d_ff)
-hidden = swiglu_hidden_size(d_model, d_ff)
 swiglu = SwiGLU(d_model, hidden)
+swiglu.load_state_dict(
+    {"gate.weight": gate.weight, "up.weight": up.weight, "down.weight": down.weight}
+)  # the three matrices above
+with torch.no_grad():
+    swiglu_difference = (swiglu(token) - out).abs().max().item()
+print(f"SwiGLU against the line above: difference {swiglu_difference}")
+d_ff = 256  # chapter 11's feed-forward width: 4 * d_model
+relu = FeedForward(d_model, d_ff)
+print(f"swiglu_hidden_size({d_model}, {d_ff}) = {swiglu_hidden_size(d_model, d_ff)}")
 relu_count, swiglu_count = count(relu), count(swiglu)
 print(f"FeedForward({d_model}, {d_ff}): {relu_count:,} parameters")
 print(f"SwiGLU({d_model}, {hidden}):     {swiglu_count:,} parameters")
-token = torch.randn(3, d_model)
-print("output shapes:", tuple(relu(token).shape), tuple(swiglu(token).shape))
 # --8<-- [end:swiglu_count]
 
 
@@ -231,38 +281,55 @@ fig.tight_layout()
 
 
 # %%
-# --8<-- [start:kv_bytes]
-text = python_reference_text()
-vocabulary = CharVocabulary.of(text)
-V = len(vocabulary.chars)
-prompt = vocabulary.encode(text[:64]).unsqueeze(0)  # (B, T) = (1, 64)
+# --8<-- [start:gqa_steps]
 torch.manual_seed(SEED)
-chapter_12_cache = Chapter12Cache()  # chapter 12's cache, on chapter 11's model
-forward_with_cache(CharTransformer(V).eval(), prompt, chapter_12_cache)
-tensors = chapter_12_cache.keys + chapter_12_cache.values
-chapter_12_bytes = sum(t.nbytes for t in tensors)
-shape = tuple(tensors[0].shape)  # (B, h, T, d_k)
-print(f"chapter 12, 4 heads:     keys {shape}, {chapter_12_bytes:,} bytes")
-cache_bytes = {}
-for kv_heads in (4, 2, 1):  # h, h/2 and 1 key/value heads; 4 query heads each time
-    model = LlamaModel(V, 64, 2, 4, kv_heads, d_ff=172).eval()
-    cache = model.new_cache()  # one KVCache per layer
-    with torch.no_grad():
-        model(prompt, cache=cache)
-    cache_bytes[kv_heads] = sum(layer.nbytes for layer in cache)
-    shape = tuple(cache[0].keys.shape)  # (B, h_kv, T, d_head)
-    print(f"{kv_heads} key/value heads: keys {shape}, {cache_bytes[kv_heads]:,} B")
-# --8<-- [end:kv_bytes]
+B, T, d_model, h, h_kv = 2, 5, 32, 4, 2  # 4 query heads, 2 key/value heads
+d_head = d_model // h  # 8
+x = torch.randn(B, T, d_model)
+W_Q = nn.Linear(d_model, h * d_head, bias=False)  # 32 rows: 4 heads of 8
+W_K = nn.Linear(d_model, h_kv * d_head, bias=False)  # 16 rows: 2 heads of 8
+W_V = nn.Linear(d_model, h_kv * d_head, bias=False)
+W_O = nn.Linear(h * d_head, d_model, bias=False)
+
+Q = apply_rotary(split_heads(W_Q(x), h))  # (B, h, T, d_head), turned by position
+K = apply_rotary(split_heads(W_K(x), h_kv))  # (B, h_kv, T, d_head), turned
+V = split_heads(W_V(x), h_kv)  # (B, h_kv, T, d_head), not turned
+group = h // h_kv  # query heads per key/value head: 2
+K_all = K.repeat_interleave(group, dim=1)  # (B, h, T, d_head): heads 0, 0, 1, 1
+V_all = V.repeat_interleave(group, dim=1)
+heads, _ = scaled_dot_product_attention(Q, K_all, V_all, causal_mask(T))  # chapter 2
+output = W_O(combine_heads(heads))  # (B, T, d_model)
+print("K:", tuple(K.shape), " repeated for the groups:", tuple(K_all.shape))
+print("output:", tuple(output.shape))
+# --8<-- [end:gqa_steps]
+
+
+# %%
+# --8<-- [start:gqa_same]
+function_heads, _ = grouped_attention(Q, K, V, causal_mask(T))  # repeats inside
+grouped_difference = (function_heads - heads).abs().max().item()
+print(f"grouped_attention against the lines above: difference {grouped_difference:.1e}")
+module = GroupedQueryAttention(d_model=32, num_heads=4, num_kv_heads=2)
+projections = {"W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O}  # the matrices above
+module.load_state_dict({f"{n}.weight": p.weight for n, p in projections.items()})
+with torch.no_grad():
+    module_difference = (module(x) - output).abs().max().item()
+print(f"GroupedQueryAttention, the same weights: difference {module_difference:.1e}")
+# --8<-- [end:gqa_same]
 
 
 # %%
 # --8<-- [start:llama_size]
+text = python_reference_text()  # chapter 11's text
+vocabulary = CharVocabulary.of(text)
+V = len(vocabulary.chars)
+sizes = {"d_model": 64, "num_layers": 2, "num_heads": 4}  # chapter 11's
 torch.manual_seed(SEED)
 target = count(CharTransformer(V))  # chapter 11's model
-base = count(LlamaModel(V, 64, 2, 4, 4, d_ff=172))  # SwiGLU sized like a 4 * 64 FFN
+base = count(LlamaModel(V, **sizes, num_kv_heads=4, d_ff=172))  # d_ff as SwiGLU's above
 per_feature = 3 * 64 * 2  # one more hidden feature: gate, up and down, in 2 layers
 d_ff = 172 + round((target - base) / per_feature)
-llama = LlamaModel(V, 64, 2, 4, 4, d_ff).eval()
+llama = LlamaModel(V, **sizes, num_kv_heads=4, d_ff=d_ff).eval()
 gap = count(llama) / target - 1
 print(f"CharTransformer (chapter 11): {target:,} parameters")
 print(f"LlamaModel, d_ff={d_ff}:       {count(llama):,} parameters ({gap:+.2%})")
@@ -272,6 +339,51 @@ uncached = greedy_generate(llama, start, 20, use_cache=False)
 same_tokens = torch.equal(cached, uncached)
 print(f"20 greedy tokens, with and without the cache, the same: {same_tokens}")
 # --8<-- [end:llama_size]
+
+
+# %%
+# --8<-- [start:kv_bytes]
+prompt = vocabulary.encode(text[:64]).unsqueeze(0)  # (B, T) = (1, 64)
+torch.manual_seed(SEED)
+chapter_12_cache = Chapter12Cache()  # chapter 12's cache, on chapter 11's model
+forward_with_cache(CharTransformer(V).eval(), prompt, chapter_12_cache)
+tensors = chapter_12_cache.keys + chapter_12_cache.values
+chapter_12_bytes = sum(t.nbytes for t in tensors)
+shape = tuple(tensors[0].shape)  # (B, h, T, d_k)
+print(f"{'chapter 12, 4 heads:':20} keys {shape}, {chapter_12_bytes:,} bytes")
+cache_bytes = {}
+for kv_heads in (4, 2, 1):  # h, h/2 and 1 key/value heads; 4 query heads each time
+    model = LlamaModel(V, **sizes, num_kv_heads=kv_heads, d_ff=d_ff).eval()
+    cache = model.new_cache()  # one KVCache per layer
+    with torch.no_grad():
+        model(prompt, cache=cache)
+    cache_bytes[kv_heads] = sum(layer.nbytes for layer in cache)
+    shape = tuple(cache[0].keys.shape)  # (B, h_kv, T, d_head)
+    label = f"{kv_heads} key/value head" + ("s:" if kv_heads > 1 else ":")
+    print(f"{label:20} keys {shape}, {cache_bytes[kv_heads]:,} bytes")
+# --8<-- [end:kv_bytes]
+
+
+# %%
+# --8<-- [start:llama_2_70b]
+# Llama 2 70B's published configuration (config.json): bfloat16, 2 bytes a number
+vocab, width, layers, heads, kv_heads, ffn = 32000, 8192, 80, 64, 8, 28672
+head_dim, context, number_bytes = width // heads, 4096, 2  # head_dim 128
+with torch.device("meta"):  # shapes only: no memory is allocated, nothing computed
+    llama_70b = LlamaModel(
+        vocab, d_model=width, num_layers=layers, num_heads=heads,
+        num_kv_heads=kv_heads, d_ff=ffn,
+    )  # fmt: skip
+weight_bytes = number_bytes * count(llama_70b)
+print(f"Llama 2 70B: {count(llama_70b):,} parameters, {weight_bytes / 1e9:.1f} GB")
+sequence_bytes, fills = {}, {}  # the cache of one sequence of 4,096 tokens
+for h_kv in (heads, kv_heads):  # as multi-head attention, then as published
+    numbers = 2 * layers * h_kv * head_dim * context  # keys and values
+    sequence_bytes[h_kv] = number_bytes * numbers
+    fills[h_kv] = weight_bytes / sequence_bytes[h_kv]  # caches as large as the weights
+    size = f"{h_kv:2} key/value heads: {sequence_bytes[h_kv] / 1e9:5.2f} GB a sequence"
+    print(f"{size}; as many bytes as the weights at {fills[h_kv]:5.1f} sequences")
+# --8<-- [end:llama_2_70b]
 
 
 # %%
