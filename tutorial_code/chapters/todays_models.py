@@ -57,6 +57,48 @@ SEEDS = [0, 1, 2]  # one training of each model per seed
 
 
 # %%
+# --8<-- [start:two_layers]
+columns = {  # one layer, bottom to top: (box, one of the four swapped pieces)
+    "chapter 11's layer (2017)": [
+        ("token vectors + position table", True),
+        ("LayerNorm", True),
+        ("multi-head attention: h key/value heads", True),
+        ("+ residual", False),
+        ("LayerNorm", True),
+        ("feed-forward network: ReLU", True),
+        ("+ residual", False),
+    ],
+    "Llama-style layer": [
+        ("token vectors, no position table", True),
+        ("RMSNorm", True),
+        ("grouped-query attention: RoPE on Q, K; h_kv key/value heads", True),
+        ("+ residual", False),
+        ("RMSNorm", True),
+        ("feed-forward network: SwiGLU", True),
+        ("+ residual", False),
+    ],
+}
+fig, ax = plt.subplots(figsize=(8.4, 4.2))
+for x, (title, boxes) in zip((0, 1), columns.items(), strict=True):
+    ax.text(x, len(boxes) - 0.2, title, ha="center", fontsize=11, weight="bold")
+    for y, (label, swapped) in enumerate(boxes):
+        colour = "#ffcc80" if swapped else "#eeeeee"  # orange: swapped
+        box = {"facecolor": colour, "edgecolor": "#888888", "boxstyle": "round"}
+        ax.text(x, y, label.replace(": ", "\n"), ha="center", va="center", bbox=box)
+        if y:  # an arrow from the box below
+            ax.annotate("", (x, y - 0.3), (x, y - 0.7), arrowprops={"arrowstyle": "->"})
+    for start, end in ((0.5, 3), (3.5, 6)):  # the residual paths around each block
+        ax.plot([x, x - 0.47, x - 0.47], [start, start, end], color="#888888")
+        ax.annotate("", (x - 0.14, end), (x - 0.47, end), arrowprops={"arrowstyle": "->"})
+ax.set_xlim(-0.65, 1.55)
+ax.set_ylim(-0.6, 7.2)
+ax.axis("off")
+fig.patch.set_facecolor("white")
+fig.tight_layout()
+# --8<-- [end:two_layers]
+
+
+# %%
 # --8<-- [start:rms_norm_line]
 x = torch.tensor([[1.0, 2.0, 3.0, 6.0]])  # one token vector, d_model = 4
 gamma = torch.ones(4)  # the learned scale, untrained
@@ -334,8 +376,8 @@ gap = count(llama) / target - 1
 print(f"CharTransformer (chapter 11): {target:,} parameters")
 print(f"LlamaModel, d_ff={d_ff}:       {count(llama):,} parameters ({gap:+.2%})")
 start = vocabulary.encode("The ").unsqueeze(0)  # (1, 4)
-cached = greedy_generate(llama, start, 20)
-uncached = greedy_generate(llama, start, 20, use_cache=False)
+cached = greedy_generate(llama, start, new_tokens=20)
+uncached = greedy_generate(llama, start, new_tokens=20, use_cache=False)
 same_tokens = torch.equal(cached, uncached)
 print(f"20 greedy tokens, with and without the cache, the same: {same_tokens}")
 # --8<-- [end:llama_size]
@@ -388,7 +430,7 @@ for h_kv in (heads, kv_heads):  # as multi-head attention, then as published
 
 # %%
 # --8<-- [start:training_comparison]
-runs = compare_with_chapter_11(STEPS, SEEDS, d_ff)  # recorded: see the text
+runs = compare_with_chapter_11(STEPS, SEEDS, d_ff=d_ff)  # recorded: see the text
 for i, seed in enumerate(SEEDS):
     print(
         f"seed {seed}: chapter 11 {runs['chapter_11_bpc'][i]:.3f} bpc "
