@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import hashlib
 import json
@@ -218,10 +219,30 @@ STYLE = re.compile(r'<style type="text/css">.*?</style>\s*', re.S)
 MERMAID_LOADER = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid.*?</script>\s*', re.S)
 
 
+INLINE_PNG = re.compile(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
+
+
+def linked_figures(output: str, prefix: str, site_dir: str) -> str:
+    """Each figure of a notebook page that the site also publishes (`figures/<section>.png`, the same bytes)
+    links to that file instead of carrying its bytes inline: the page is lighter, and a reader who opened the
+    chapter has the image cached already. Other images stay inline."""
+    published = {
+        hashlib.sha256(path.read_bytes()).hexdigest(): f"figures/{path.name}"
+        for path in sorted((Path(site_dir) / "figures").glob("*.png"))
+    }
+
+    def link(match: re.Match) -> str:
+        found = published.get(hashlib.sha256(base64.b64decode(match.group(1))).hexdigest())
+        return f'src="{prefix}{found}"' if found else match.group(0)
+
+    return INLINE_PNG.sub(link, output)
+
+
 def slim_notebook_page(output: str, page_url: str, site_dir: str) -> str:
     """Slim a notebook page: nbconvert puts 0.6 MB of the same CSS into every page, and a Mermaid
     loader that would fetch from a CDN. The CSS moves to one shared, cached file; the loader goes
     (no notebook here draws Mermaid diagrams, and the site loads nothing from other hosts).
+    Its figures link to the files the chapter page shows (`linked_figures`).
     Code cells become focusable, so a keyboard can scroll them (axe: scrollable-region-focusable)."""
     css = "".join(match.group(0) for match in STYLE.finditer(output))
     css = re.sub(r"</?style[^>]*>", "", css)
@@ -234,6 +255,7 @@ def slim_notebook_page(output: str, page_url: str, site_dir: str) -> str:
     output = STYLE.sub("", output)
     output = output.replace("</head>", link + "</head>", 1)
     output = re.sub(r'<div class="(highlight-ipynb[^"]*)">', r'<div class="\1" tabindex="0">', output)
+    output = linked_figures(output, "../" * page_url.count("/"), site_dir)
     return MERMAID_LOADER.sub("", output)
 
 

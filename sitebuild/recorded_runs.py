@@ -24,6 +24,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -89,6 +90,16 @@ def code_version(module: str, root: Path = ROOT) -> str:
         digest.update(name.encode() + b"\0" + code_of(module_path(name, root).read_text(encoding="utf-8")) + b"\0")
     digest.update(f"torch {torch.__version__}".encode())  # the build records with one thread
     return digest.hexdigest()[:20]
+
+
+def recorded_functions(root: Path = ROOT) -> dict[str, str]:
+    """Each function marked `@recorded` in tutorial_code, by name, with its module (`tutorial_code.sum_task`)."""
+    found = {}
+    for path in sorted((root / "tutorial_code").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for name in re.findall(r"^@recorded\b.*\n(?:#.*\n)*def (\w+)", text, flags=re.MULTILINE):
+            found[name] = f"tutorial_code.{path.stem}"
+    return found
 
 
 def read_records(path: Path = RECORDS) -> dict[str, dict[str, Any]]:

@@ -26,7 +26,8 @@ def test_every_chapter_has_a_rendered_notebook_page(site, name):
     assert "# %%" not in html, "not a raw copy of the jupytext source"
     assert "Traceback" not in html and "/tmp/" not in html and "ipykernel_" not in html
     assert f'href="{name}.ipynb"' in html and f'href="{name}.py"' in html, "both downloads are offered"
-    assert len(html) < 400_000, "nbconvert's CSS lives in one shared file, not in every page (figures are inline)"
+    assert len(html) < 400_000, "nbconvert's CSS lives in one shared file, not in every page"
+    assert "data:image/png" not in html, "its figures link to the files its chapter page shows"
     assert "cdnjs" not in html
 
 

@@ -6,6 +6,7 @@ page's is `overview.py`). Its sections appear on the page in the script's order,
 chapter command prints exactly what the page shows.
 """
 
+import ast
 import builtins
 import re
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
 from snippets import pages, python_blocks
 
+from sitebuild.recorded_runs import recorded_functions
 from tutorial_tools import sections
 from tutorial_tools.contents import CHAPTERS
 
@@ -61,12 +63,35 @@ def normalize(output: str) -> str:
     return re.sub(r"(?m)^ *\d+ +\d+\.\d +\d+\.\d +\d+\.\d$", "<timing row>", output)
 
 
+def with_recorded_runs_imported(code: str) -> str:
+    """`code` with each definition of a recorded comparison (`@recorded` in tutorial_code) replaced by an import
+    of the library's function. A reader who pastes the definition trains every seed (minutes, and timings of
+    their own); the build read the comparison from benchmarks/recorded-runs.json, and so does the test."""
+    recorded = recorded_functions()
+    tree = ast.parse(code)
+    lines = code.splitlines()
+    for node in reversed(tree.body):
+        if isinstance(node, ast.FunctionDef) and node.name in recorded:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+            lines[first : node.end_lineno] = [f"from {recorded[node.name]} import {node.name}"]
+    return "\n".join(lines)
+
+
+def test_a_pasted_recorded_comparison_is_imported_instead():
+    code = "import torch\n\n\ndef held_out_mse_per_seed(steps):\n    return [steps]\n\n\nx = 1\n"
+    assert with_recorded_runs_imported(code).splitlines() == [
+        "import torch", "", "", "from tutorial_code.sum_task import held_out_mse_per_seed", "", "", "x = 1"
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.name)
 def test_copying_the_blocks_in_order_gives_a_program_that_prints_the_page(site, page, tmp_path):
     """A reader pastes every block of the page into one file: it runs and prints what the page's chapter
-    printed when the site was built (its notebook's outputs). Trainings the build already did are reused."""
+    printed when the site was built (its notebook's outputs). Trainings the build already did are reused, and
+    recorded comparisons are read from their record (`with_recorded_runs_imported`)."""
     program = tmp_path / f"{page.stem}.py"
-    program.write_text("\n".join(b.code() for b in python_blocks(page)), encoding="utf-8")
+    code = "\n".join(with_recorded_runs_imported(b.code()) for b in python_blocks(page))
+    program.write_text(code, encoding="utf-8")
     result = subprocess.run(
         prepared_command(str(program)), capture_output=True, text=True, cwd=tmp_path, timeout=600, env=prepared_env()
     )

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
 
 import pytest
 
 import tutorial_code
 from sitebuild import recorded_runs
-from sitebuild.fingerprint import ROOT
-from sitebuild.recorded_runs import StaleRecord, call_text, code_version, read_records, use_record
+from sitebuild.recorded_runs import (
+    StaleRecord,
+    call_text,
+    code_version,
+    read_records,
+    recorded_functions,
+    use_record,
+)
 from tutorial_tools import trainings
-
-
-def recorded_functions() -> dict[str, str]:
-    """Each function marked `@recorded` in tutorial_code, by name, with its module."""
-    found = {}
-    for path in sorted((ROOT / "tutorial_code").glob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        for name in re.findall(r"^@recorded\b.*\n(?:#.*\n)*def (\w+)", text, flags=re.MULTILINE):
-            found[name] = f"tutorial_code.{path.stem}"
-    return found
 
 
 def test_the_recorded_functions_are_found_and_wrapped():

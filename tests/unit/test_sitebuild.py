@@ -158,3 +158,18 @@ def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter
         assert f"`RuntimeError: symptom {i} \\| piped`" in line and line.endswith(f"| 损失 = 0.{i} |")
         assert PROBLEMS[i].title not in line and PROBLEMS[i].cause not in line  # the prose is the Chinese one
     assert editions.rendered("troubleshooting", "table", data, "en") is None  # English shows what was printed
+
+
+def test_a_notebook_figure_links_to_the_published_file_with_the_same_bytes(tmp_path):
+    import base64
+
+    from sitebuild.build import linked_figures
+
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "loss.png").write_bytes(b"\x89PNG same bytes")
+    inline = base64.b64encode(b"\x89PNG same bytes").decode()
+    other = base64.b64encode(b"\x89PNG drawn only here").decode()
+    page = f'<img src="data:image/png;base64,{inline}"><img src="data:image/png;base64,{other}">'
+    assert linked_figures(page, "../../", str(tmp_path)) == (
+        f'<img src="../../figures/loss.png"><img src="data:image/png;base64,{other}">'
+    )
