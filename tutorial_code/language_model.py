@@ -38,6 +38,7 @@ from tutorial_code.validation import (
     check_cache_step,
     check_count,
     check_counts,
+    check_positive,
     check_sampling,
     check_token_ids,
 )
@@ -122,6 +123,9 @@ class CharTransformer(nn.Module):
             `state_dict` loads into the other kind. Defaults to True.
         tie_weights: Use the embedding table as the output layer's weight, one (V, d_model)
             matrix for both, as GPT-2 and nanoGPT do. Defaults to False.
+        embedding_std: Start the embedding table at this standard deviation instead of
+            `nn.Embedding`'s 1 (GPT-2 and nanoGPT: 0.02). Drawn after every other weight,
+            so those are the default model's. Defaults to None, `nn.Embedding`'s start.
 
     Shape:
         - tokens: (B, T) character ids, T <= context
@@ -135,6 +139,9 @@ class CharTransformer(nn.Module):
         >>> tied = CharTransformer(vocab_size=10, tie_weights=True)
         >>> tied.output.weight is tied.embedding.weight
         True
+        >>> small = CharTransformer(vocab_size=1000, tie_weights=True, embedding_std=0.02)
+        >>> round(small.output.weight.std().item(), 2)
+        0.02
     """
 
     def __init__(
@@ -147,8 +154,10 @@ class CharTransformer(nn.Module):
         dropout: float = 0.0,
         fused_attention: bool = True,
         tie_weights: bool = False,
+        embedding_std: float | None = None,
     ) -> None:
         super().__init__()
+        check_positive(embedding_std=embedding_std)
         self.context = context
         self.embedding = nn.Embedding(vocab_size, d_model)
         self.positions = LearnedPositionalEncoding(d_model, context)
@@ -162,6 +171,8 @@ class CharTransformer(nn.Module):
         self.output = nn.Linear(d_model, vocab_size)
         if tie_weights:  # the output layer scores each token against its own embedding
             self.output.weight = self.embedding.weight  # (V, d_model): one matrix, not two
+        if embedding_std is not None:  # drawn last: the other weights stay the default's
+            nn.init.normal_(self.embedding.weight, std=embedding_std)
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Return `(logits, weights)`; position t sees positions 0..t only."""
@@ -206,6 +217,7 @@ def train_language_model(
     lr: float = 1e-2,
     device: str = "cpu",
     tie_weights: bool = False,
+    embedding_std: float | None = None,
 ) -> LanguageModelResult:
     """Train a [`CharTransformer`][tutorial_code.language_model.CharTransformer] on the Python reference.
 
@@ -217,6 +229,8 @@ def train_language_model(
         device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
         tie_weights: Passed to the model: share the embedding with the output layer.
             Defaults to False.
+        embedding_std: Passed to the model: the standard deviation the embedding starts
+            at. Defaults to None, `nn.Embedding`'s 1.
 
     Returns:
         A [`LanguageModelResult`][tutorial_code.language_model.LanguageModelResult].
@@ -231,7 +245,8 @@ def train_language_model(
     train_ids, held_out_ids = split(vocabulary.encode(text))
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
-    model = CharTransformer(len(vocabulary.chars), tie_weights=tie_weights).to(device)
+    options = {"tie_weights": tie_weights, "embedding_std": embedding_std}
+    model = CharTransformer(len(vocabulary.chars), **options).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, foreach=True)
     warmup = min(50, steps)
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -259,10 +274,16 @@ def train_language_model(
 
 @functools.cache
 def trained_language_model(
-    steps: int = 350, seed: int = 0, batch_size: int = 32, lr: float = 1e-2, device: str = "cpu"
+    steps: int = 350,
+    seed: int = 0,
+    batch_size: int = 32,
+    lr: float = 1e-2,
+    device: str = "cpu",
+    tie_weights: bool = False,
+    embedding_std: float | None = None,
 ) -> LanguageModelResult:
     """[`train_language_model`][tutorial_code.language_model.train_language_model], once per process and arguments."""
-    return train_language_model(steps, seed, batch_size, lr, device)
+    return train_language_model(steps, seed, batch_size, lr, device, tie_weights, embedding_std)
 
 
 @torch.no_grad()
@@ -535,7 +556,8 @@ def held_out_bpc_per_seed(steps: int, seeds: list[int], **options) -> list[float
     Args:
         steps: Optimizer steps of each run.
         seeds: One run per seed.
-        **options (object): Passed on to `train_language_model`: `tie_weights`, ...
+        **options (object): Passed on to `trained_language_model`: `tie_weights`,
+            `embedding_std`, ...
 
     Returns:
         The held-out bits per character, per seed, in the order of `seeds`.
@@ -545,7 +567,7 @@ def held_out_bpc_per_seed(steps: int, seeds: list[int], **options) -> list[float
         1
     """
     with torch.random.fork_rng():
-        runs = [train_language_model(steps, seed, **options) for seed in seeds]
+        runs = [trained_language_model(steps, seed, **options) for seed in seeds]
     return [run.held_out_bpc for run in runs]
 
 

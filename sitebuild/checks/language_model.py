@@ -121,3 +121,31 @@ def nucleus_size_varies(sizes):
 def top_p_writes_more_known_words(word_shares):
     plain, top_p = word_shares["temperature 1"], word_shares["and top-p 0.9"]
     return len(plain) == len(top_p) >= 5 and all(p < t for p, t in zip(plain, top_p, strict=True))
+
+
+@checks.after(
+    "weight_tying_small_start",
+    "language_model: With the embedding at 0.02, the untrained tied model starts no worse than the untied one: its "
+    "logits are less spread and its loss is no higher",
+)
+def small_start_starts_like_the_untied_model(small_spread, small_bits, spreads, first_bits):
+    return small_spread < spreads["untied"] and small_bits <= first_bits["untied"]
+
+
+@checks.after(
+    "weight_tying_small_start",
+    "language_model: Yet after 350 steps it ends worse on every seed, worse even than the tied model started at 1",
+)
+def small_start_ends_worse(small_start_bpc, bpc, STEPS):
+    untied, tied = bpc["False"], bpc["True"]
+    triples = list(zip(small_start_bpc, untied, tied, strict=True))
+    return STEPS == 350 and len(triples) >= 3 and all(s > u and s > t for s, u, t in triples)
+
+
+@checks.after(
+    "weight_tying_small_start",
+    "language_model: with either start, the tied model ends worse than the untied one",
+)
+def tying_never_helps_here(small_start_bpc, bpc):
+    untied = bpc["False"]
+    return len(untied) >= 3 and all(min(s, t) > u for s, t, u in zip(small_start_bpc, bpc["True"], untied, strict=True))

@@ -189,3 +189,27 @@ def test_the_twin_of_a_tied_model_is_tied_and_computes_the_same_logits():
     assert twin.output.weight is twin.embedding.weight
     tokens = torch.randint(0, 20, (2, 12))
     torch.testing.assert_close(twin(tokens)[0], tied(tokens)[0], atol=1e-5, rtol=0)
+
+
+def test_embedding_std_redraws_only_the_embedding_after_every_other_weight():
+    sizes = {"vocab_size": 500, "d_model": 32, "num_heads": 4, "context": 24, "tie_weights": True}
+    torch.manual_seed(0)
+    reference = CharTransformer(**sizes)
+    torch.nn.init.normal_(reference.embedding.weight, std=0.02)  # GPT-2's start, drawn last
+    torch.manual_seed(0)
+    small = CharTransformer(**sizes, embedding_std=0.02)
+    torch.manual_seed(0)
+    default = CharTransformer(**sizes)
+    assert small.output.weight is small.embedding.weight
+    expected, untouched = reference.state_dict(), default.state_dict()
+    for name, value in small.state_dict().items():
+        assert torch.equal(value, expected[name]), name
+        if name not in ("embedding.weight", "output.weight"):
+            assert torch.equal(value, untouched[name]), name
+    assert abs(small.embedding.weight.std().item() - 0.02) < 0.002
+
+
+@pytest.mark.parametrize("std, error", [(0.0, ValueError), (-0.02, ValueError), ("0.02", TypeError)])
+def test_a_bad_embedding_std_is_refused(std, error):
+    with pytest.raises(error, match="embedding_std"):
+        CharTransformer(vocab_size=10, embedding_std=std)

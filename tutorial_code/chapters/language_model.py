@@ -134,6 +134,23 @@ for tie_weights in (False, True):
 
 
 # %%
+# --8<-- [start:weight_tying_small_start]
+torch.manual_seed(SEED)
+small_start = CharTransformer(vocab_size=V, tie_weights=True, embedding_std=0.02)
+with torch.no_grad():  # untrained, on the windows of the forward pass above
+    small_logits = small_start(inputs)[0]  # (B, T, V)
+    flat = small_logits.flatten(0, 1), targets.flatten()
+    small_bits = nn.functional.cross_entropy(*flat).item() / math.log(2)
+    small_spread = small_logits.std().item()
+print(f"tied, std 0.02, untrained: logits std {small_spread:.1f}, {small_bits:.1f} bpc")
+options = {"tie_weights": True, "embedding_std": 0.02, "device": DEVICE}
+small_start_bpc = held_out_bpc_per_seed(STEPS, seeds, **options)  # GPT-2's start
+shown = ", ".join(f"{b:.3f}" for b in small_start_bpc)
+print(f"tied, std 0.02: held-out bpc, seeds {seeds}: {shown}")
+# --8<-- [end:weight_tying_small_start]
+
+
+# %%
 # --8<-- [start:next_character]
 prompt = vocabulary.encode("The value of the ")
 with torch.no_grad():
