@@ -70,6 +70,22 @@ def stdout_of(notebook) -> list[str]:
     ]
 
 
+def executed_chapters() -> dict[str, dict]:
+    """Each chapter's run that the session's build stored (`.cache/chapters/<name>-<key>.ipynb`), as JSON, by
+    chapter: its outputs, and in its metadata the checks it ran and the recorded runs it read."""
+    import json
+
+    from sitebuild.build import STORE
+    from sitebuild.chapters import chapter_scripts, read_notebook
+
+    runs = {}
+    for name, script in chapter_scripts(ROOT).items():
+        stored = STORE / f"{name}-{read_notebook(script).key()}.ipynb"
+        assert stored.exists(), f"the build left no run of {name}"
+        runs[name] = json.loads(stored.read_text("utf-8"))
+    return runs
+
+
 def notebook_stdout(site: Path, chapter: str) -> str:
     """Everything a chapter printed when the site was built: the stdout of its downloadable notebook."""
     import json

@@ -5,12 +5,10 @@ every one of those values there must be another value (reversed, zeroed, scaled,
 fail with an error naming the page and the sentence: a check that no change of an input can fail would guard nothing.
 """
 
-import json
-
 import pytest
-from conftest import ROOT
+from conftest import ROOT, executed_chapters
 
-from sitebuild.chapters import chapter_scripts, read_notebook
+from sitebuild.chapters import chapter_scripts
 from sitebuild.claims import ClaimError, broken, check, claims_of
 
 CLAIMS = {found.statement: (name, found) for name in chapter_scripts(ROOT) for found in claims_of(name)}
@@ -19,12 +17,7 @@ PAGES = sorted({found.page for _, found in CLAIMS.values()})
 
 def recorded_claims(site) -> list[tuple[str, dict]]:
     """`(chapter, record)` for every check the chapter runs of this build made."""
-    found = []
-    for name, script in chapter_scripts(ROOT).items():
-        stored = ROOT / ".cache" / "chapters" / f"{name}-{read_notebook(script).key()}.ipynb"
-        assert stored.exists(), f"the build left no run of {name}"
-        found += [(name, record) for record in json.loads(stored.read_text("utf-8"))["metadata"].get("claims", [])]
-    return found
+    return [(name, record) for name, run in executed_chapters().items() for record in run["metadata"].get("claims", [])]
 
 
 @pytest.mark.parametrize("page", PAGES)
