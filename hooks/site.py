@@ -105,7 +105,10 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     edition = "zh" if uri != page.file.src_uri else "en"
     try:
         markdown = pages.fill(
-            markdown, uri, lambda chapter, section, prose: state.output_of(chapter, section, edition, prose)
+            markdown,
+            uri,
+            lambda chapter, section, prose: state.output_of(chapter, section, edition, prose),
+            lambda chapter, section: state.recorded_note(chapter, section, edition),
         )
     except pages.PageError as error:
         raise PluginError(f"{uri}: {error}") from error

@@ -68,6 +68,11 @@ class BuildState:
                 raise pages.PageError(str(error)) from error
         return found.text
 
+    def recorded_note(self, chapter: str, section: str, language: str = "en") -> str:
+        """Under a section that shows a recorded run: where and when it was recorded (`editions.recorded_note`)."""
+        found = self.sections.get(chapter, {}).get(section)
+        return editions.recorded_note(found.recorded, language) if found is not None and found.recorded else ""
+
     def chapter_of_page(self, uri: str) -> contents.Chapter | None:
         return next((c for c in contents.CHAPTERS if c.page_path == uri and c.slug in self.notebooks), None)
 

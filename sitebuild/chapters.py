@@ -42,6 +42,7 @@ class Section:
     png: bytes | None = None
     svg: str | None = None  # the same figure with its words as text, for the Chinese edition
     data: object = None  # the value the editions render in their own words (sitebuild.editions.DATA)
+    recorded: list[dict] = field(default_factory=list)  # recorded runs it shows, with their machines (not this build's)
 
 
 @dataclass
@@ -180,6 +181,7 @@ def sections_of(chapter: ChapterNotebook, executed: nbformat.NotebookNode) -> di
                     "not with an expression"
                 )
         section.data = executed.metadata.get("data", {}).get(name)
+        section.recorded = executed.metadata.get("recorded_sections", {}).get(name, [])
         section.svg = executed.metadata.get("svg", {}).get(name) if section.png is not None else None
         found[name] = section
     return found

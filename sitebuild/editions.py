@@ -72,6 +72,24 @@ DATA = {("troubleshooting", "table"): "rows"}
 """(chapter, section): the chapter value that a page's edition renders in its own words, from the section's run."""
 
 
+def recorded_note(entries: list[dict], language: str) -> str:
+    """A note that the numbers above are a recorded run, not this build's, with each machine they ran on."""
+    words = strings(language)
+    machines = []
+    for entry in entries:
+        machine = entry.get("machine") or {}
+        described = words["recorded_machine"].format(
+            cpu=machine.get("cpu", "?"),
+            threads=machine.get("torch_threads", "?"),
+            torch=machine.get("torch", "?"),
+            date=machine.get("date", "?"),
+        )
+        if described not in machines:
+            machines.append(described)
+    body = words["recorded_note"].format(machines=words["recorded_and"].join(machines))
+    return f'!!! note "{words["recorded_title"]}"\n\n    {body}\n'
+
+
 def as_data(value: object) -> object:
     """A chapter value as plain data (dataclasses become dicts), to keep in the executed notebook."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

@@ -130,9 +130,17 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         if unknown:
             raise claims.CheckInputError(f"sitebuild/checks/{name}.py follows sections the chapter lacks: {unknown}")
         data: dict[str, object] = {}
+        recorded: dict[str, list[dict]] = {}  # the recorded runs each section read first, with their machine
+        seen: set[str] = set()
 
         def after_section(section: str, values: dict) -> None:
-            records.extend(claims.run_after(section, chapter_claims, values))
+            new = sorted(recorded_runs.CALLED - seen)
+            seen.update(new)
+            if new:
+                entries = recorded_runs.read_records()
+                recorded[section] = [{"call": call, "machine": entries[call].get("machine")} for call in new]
+            strict = os.environ.get("TUTORIAL_CHECKS") != "report"  # the robustness script reports, never stops
+            records.extend(claims.run_after(section, chapter_claims, values, strict=strict))
             if (name, section) in editions.DATA:  # a value each edition renders in its own words
                 value = editions.as_data(values[editions.DATA[name, section]])
                 data[section] = {"torch": torch.__version__, "value": value}
@@ -141,6 +149,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         executed.metadata["claims"] = records
         executed.metadata["data"] = data
         executed.metadata["recorded_runs"] = sorted(recorded_runs.CALLED)  # the entries this chapter read
+        executed.metadata["recorded_sections"] = recorded
         return name, nbformat.writes(executed), None, time.perf_counter() - start
     except Exception as error:  # noqa: BLE001 - sent back to the build, which names the chapter
         return name, "", f"{type(error).__name__}: {error}", time.perf_counter() - start

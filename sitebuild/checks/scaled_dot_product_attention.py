@@ -50,10 +50,23 @@ def brings_spread_back_1_whatever_head(scaled_spreads):
 
 
 @checks.after(
-    "peak", "scaled_dot_product_attention: here the unscaled softmax's Jacobian is well under the scaled one's"
+    "peak", "scaled_dot_product_attention: Unscaled, the softmax's Jacobian is the smaller one at both widths"
 )
-def unscaled_softmax_s_jacobian_well_under(top, gradient):
-    return top["unscaled"] > 2 * top["scaled"] and gradient["unscaled"] < 0.75 * gradient["scaled"]
+def unscaled_jacobian_smaller(top, jacobian):
+    widths = ("d_k  64", "d_k 256")
+    return all(
+        top[f"{w}, unscaled"] > 2 * top[f"{w},   scaled"]
+        and jacobian[f"{w}, unscaled"] < 0.75 * jacobian[f"{w},   scaled"]
+        for w in widths
+    )
+
+
+@checks.after("peak", "scaled_dot_product_attention: more gradient reaches $q$ without the scaling; at $d_k = 256$ the")
+def unscaled_passes_more_at_64_and_less_at_256(q_gradient):
+    return (
+        q_gradient["d_k  64, unscaled"] > q_gradient["d_k  64,   scaled"]
+        and q_gradient["d_k 256, unscaled"] < q_gradient["d_k 256,   scaled"]
+    )
 
 
 @checks.after("single_score", "scaled_dot_product_attention: returns nan and warns about it")

@@ -83,7 +83,7 @@ def test_outside_ci_a_missing_or_stale_record_is_computed_and_written(tmp_path, 
     assert use_record(compare, path)(20, [0, 1]) == [2.0, 3.0]
     assert calls == [20]
     records = json.loads(path.read_text())
-    assert records[name] == {"code": "code-now", "value": [2.0, 3.0]}
+    assert records[name] == {"code": "code-now", "machine": recorded_runs.machine(), "value": [2.0, 3.0]}
     assert ("other(x=1)" in records) == bool(stored)  # the other entries are kept
 
 

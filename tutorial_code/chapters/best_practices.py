@@ -189,9 +189,11 @@ print(
 # %%
 # --8<-- [start:heads_benchmark]
 heads_run = results["heads"]
+run_on = heads_run["machine"]  # a run of its own: its machine, not the file's
 print(
-    f"B = {heads_run['batch']}, d_model = {heads_run['d_model']}, h = {heads_run['heads']}, forward, "
-    f"measured on {heads_run['machine']['date']}\n"
+    f"B = {heads_run['batch']}, d_model = {heads_run['d_model']}, h = {heads_run['heads']}, forward; measured "
+    f"on {run_on['cpu']} with {run_on['torch_threads']} PyTorch thread(s), torch {run_on['torch']}, "
+    f"on {run_on['date']}\n"
 )
 print("| T | heads in a loop | batched | loop / batched |")
 print("|---|---|---|---|")

@@ -7,6 +7,8 @@
 
 # %%
 # --8<-- [start:setup]
+import statistics
+
 import torch
 from torch import nn
 
@@ -18,7 +20,6 @@ from tutorial_code.plots import log_lines
 from tutorial_code.residual import gradient_norm_per_layer
 from tutorial_code.sum_task import (
     deep_stack_mse_per_seed,
-    held_out_mse_per_seed,
     make_batch,
     trained_sum_model,
 )
@@ -209,13 +210,17 @@ print(f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, std {post_std:.4
 # %%
 # --8<-- [start:post_vs_pre]
 seeds = [SEED, SEED + 1, SEED + 2]
-post_mse = held_out_mse_per_seed(STEPS, seeds, device=DEVICE)
-pre_mse = held_out_mse_per_seed(STEPS, seeds, norm_first=True, device=DEVICE)
-print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}  lower")
-lower = []  # which order ends with the lower held-out MSE, per seed
-for seed, post, pre in zip(seeds, post_mse, pre_mse, strict=True):
-    lower.append("post-norm" if post < pre else "pre-norm")
-    print(f"{seed:>4} {post:>14.4f} {pre:>13.4f}  {lower[-1]}")
+post_mse, pre_mse = [], []
+for seed in seeds:  # the held-out MSE of one training per seed and order
+    run = {"seed": seed, "steps": STEPS, "device": DEVICE}
+    post_mse.append(trained_sum_model(**run).eval_loss)
+    pre_mse.append(trained_sum_model(**run, norm_first=True).eval_loss)
+print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}")
+for seed, post_value, pre_value in zip(seeds, post_mse, pre_mse, strict=True):
+    print(f"{seed:>4} {post_value:>14.4f} {pre_value:>13.4f}")
+gap = abs(statistics.mean(post_mse) - statistics.mean(pre_mse))
+spread = max(statistics.stdev(post_mse), statistics.stdev(pre_mse))
+print(f"gap between the means {gap:.4f}; spread between seeds (std) {spread:.4f}")
 # --8<-- [end:post_vs_pre]
 
 

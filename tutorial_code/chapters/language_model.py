@@ -252,7 +252,7 @@ top_p_share = known_word_share(sample, reference)
 known = f"{top_p_share:.0%} of the words occur in the training text"
 print(f"--- temperature 1.0, top-p 0.9: {known}")
 print(" ".join(sample.split())[:400])
-sample_seeds = [0, 1, 2, 3, 4]  # five samples of 1,200 characters per setting
+sample_seeds = [SEED + i for i in range(5)]  # five samples of 1,200 characters each
 word_shares = {}
 for name, options in (("temperature 1", {}), ("and top-p 0.9", {"top_p": 0.9})):
     word_shares[name] = known_word_share_per_seed(STEPS, sample_seeds, SEED, **options)

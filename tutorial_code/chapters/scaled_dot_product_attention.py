@@ -138,20 +138,25 @@ for d_k in (16, 64, 256):
 # %%
 # --8<-- [start:peak]
 torch.manual_seed(SEED)
-d_k, num_keys = 64, 16
-q = torch.randn(1_000, 1, d_k)  # 1,000 queries, each against its own 16 keys
-k = torch.randn(1_000, num_keys, d_k)
-raw_scores = (q @ k.transpose(-2, -1)).squeeze(1)  # (1000, 16)
-top, gradient = {}, {}
-for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt(d_k))):
-    p = torch.softmax(scores, dim=-1)
-    # Jacobian of softmax: diag(p) - p p^T. It vanishes when p is one-hot.
-    jacobian = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    top_weight = p.max(dim=-1).values.mean()
-    gradient_size = jacobian.norm(dim=(-2, -1)).mean()
-    top[name], gradient[name] = top_weight.item(), gradient_size.item()
-    line = f"{name:>8}: top weight {top[name]:.2f} (uniform: {1 / num_keys:.3f})"
-    print(f"{line}, softmax gradient {gradient[name]:.3f}")
+num_keys = 16
+top, jacobian, q_gradient = {}, {}, {}
+for d_k in (64, 256):
+    # 1,000 queries, each against its own 16 keys and values
+    q = torch.randn(1_000, 1, d_k, requires_grad=True)
+    k, v = torch.randn(2, 1_000, num_keys, d_k)
+    for name, scale in (("unscaled", 1.0), ("scaled", math.sqrt(d_k))):
+        p = torch.softmax(q @ k.transpose(-2, -1) / scale, dim=-1)
+        # Jacobian of softmax: diag(p) - p p^T. It vanishes when p is one-hot.
+        J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+        (grad_q,) = torch.autograd.grad((p @ v).sum(), q)  # what reaches q
+        run = f"d_k {d_k:>3}, {name:>8}"
+        top[run] = p.max(dim=-1).values.mean().item()
+        jacobian[run] = J.norm(dim=(-2, -1)).mean().item()
+        q_gradient[run] = grad_q.norm(dim=-1).median().item()
+        print(
+            f"{run}: top weight {top[run]:.2f}, softmax Jacobian "
+            f"{jacobian[run]:.3f}, gradient reaching q {q_gradient[run]:.3f}"
+        )
 # --8<-- [end:peak]
 
 
@@ -160,6 +165,7 @@ for name, scores in (("unscaled", raw_scores), ("scaled", raw_scores / math.sqrt
 from tutorial_code.plots import bars
 
 torch.manual_seed(1)
+d_k = 64
 query, keys = torch.randn(d_k), torch.randn(num_keys, d_k)  # one query, 16 keys
 scores = keys @ query  # (num_keys,)
 fig = bars(

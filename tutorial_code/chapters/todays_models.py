@@ -52,7 +52,7 @@ def count(model: nn.Module) -> int:  # parameters of a model
 # --8<-- [start:parameters]
 SEED = 0  # seed of the random weights and vectors
 STEPS = 350  # optimizer steps of each language model (chapter 11's recipe)
-SEEDS = [0, 1, 2]  # one training of each model per seed
+SEEDS = [SEED, SEED + 1, SEED + 2]  # one training of each model per seed
 # --8<-- [end:parameters]
 
 

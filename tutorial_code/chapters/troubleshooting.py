@@ -11,6 +11,8 @@ from tutorial_code.troubleshooting import PROBLEMS, markdown_table, measure
 
 rows = measure(PROBLEMS)  # each problem's broken and fixed variant, run
 print(markdown_table(rows))
+symptoms = {row.name: row.symptom for row in rows}  # what each broken variant showed
+after_fix = {row.name: row.after for row in rows}  # and what its fix gives
 # --8<-- [end:table]
 
 
