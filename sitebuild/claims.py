@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,6 +174,10 @@ def broken(value: Any) -> Iterator[Any]:
     elif isinstance(value, str):
         yield value + " (changed)"
         yield ""
+        for number in ("0.0", "1000.0"):  # the same printed line with other measurements in it
+            changed = re.sub(r"\d+(?:\.\d+)?(?:e-?\d+)?", number, value)
+            if changed != value:
+                yield changed
     elif isinstance(value, list) and value:
         yield value[::-1]
         yield [value[0]] * len(value)

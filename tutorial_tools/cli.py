@@ -34,12 +34,18 @@ def script_path(chapter: Chapter) -> Path:
 
 
 def parameters(chapter: Chapter) -> dict[str, object]:
-    """The names and default values of the chapter script's parameters cell."""
+    """The names and default values of the chapter script's parameters cell.
+
+    A parameter computed from others (`SEEDS = [SEED, SEED + 1, SEED + 2]`) is no option: it follows them.
+    """
     cell = section_text(script_path(chapter).read_text(encoding="utf-8"), PARAMETERS)
     found: dict[str, object] = {}
     for node in ast.parse(cell or "").body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            found[node.targets[0].id] = ast.literal_eval(node.value)
+            try:
+                found[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue  # computed from the parameters above it
     return found
 
 

@@ -47,7 +47,8 @@ def careful_sampling_writes_known_words(shares):
     "language_model: Every first-layer head puts more than twice the even share on the previous character",
 )
 def first_layer_heads_read_previous_character(previous, even, num_heads):
-    return all(share > 2 * even for share in previous[:num_heads])
+    two_layers = len(previous) == 2 * num_heads  # the first num_heads values are the first layer's
+    return two_layers and all(share > 2 * even for share in previous[:num_heads])
 
 
 @checks.after(

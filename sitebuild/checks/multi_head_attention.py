@@ -63,11 +63,18 @@ def a_head_on_the_nine_and_another_on_the_ones(top_key, labels):
 
 @checks.after(
     "sum_model_heads",
-    "multi_head_attention: Two heads whose queries all pick the same key have strongly correlated maps",
+    "multi_head_attention: Two heads whose queries all pick the same key have strongly correlated maps; two that "
+    "never pick the same key do not",
 )
 def heads_picking_the_same_keys_correlate(same_top, correlation, num_queries):
     agreeing = [pair for pair, count in same_top.items() if count == num_queries]
-    return len(agreeing) >= 1 and all(correlation[pair] > 0.8 for pair in agreeing)
+    never = [pair for pair, count in same_top.items() if count == 0]
+    strongly = 0.8  # a correlation of the two maps above this is strong
+    return (
+        len(agreeing) >= 1
+        and all(correlation[pair] > strongly for pair in agreeing)
+        and all(correlation[pair] <= strongly for pair in never)
+    )
 
 
 @checks.after("heads_loop", "multi_head_attention: The loop gives the same heads, to float rounding")

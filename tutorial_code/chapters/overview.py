@@ -6,45 +6,6 @@
 
 
 # %%
-# --8<-- [start:provenance]
-import json
-from pathlib import Path
-
-import tutorial_code
-
-# written by `python benchmarks/bench.py`, in the repository next to tutorial_code/
-benchmarks = Path(tutorial_code.__file__).parent.parent / "benchmarks"
-results = json.loads((benchmarks / "results-cpu.json").read_text(encoding="utf-8"))
-runs = {  # which tables each run measured, and the machine it ran on
-    "attention benchmark: the tables of attention speed and memory (best practices)": results["machine"],
-    "heads benchmark: the table of heads in a loop or batched (best practices)": results["heads"]["machine"],
-    "generation benchmark: the tables of generation with and without a KV cache (chapter 12)": results["generation"][
-        "machine"
-    ],
-}
-print("From `benchmarks/results-cpu.json`:\n")
-for run, machine in runs.items():
-    print(
-        f"- The {run}, measured on {machine['cpu']} ({machine['cores']} cores, "
-        f"{machine['torch_threads']} PyTorch threads), torch {machine['torch']}, on {machine['date']}."
-    )
-# written by the build when a recorded run's code changes (sitebuild/recorded_runs.py)
-records = json.loads((benchmarks / "recorded-runs.json").read_text(encoding="utf-8"))
-by_function = {}  # function: (number of runs, the machines they ran on)
-for call, entry in records.items():
-    count, machines = by_function.get(call.split("(")[0], (0, set()))
-    machine = entry["machine"]
-    ran_on = (
-        f"{machine['cpu']} ({machine['torch_threads']} PyTorch threads), torch {machine['torch']}, on {machine['date']}"
-    )
-    by_function[call.split("(")[0]] = (count + 1, machines | {ran_on})
-print("\nFrom `benchmarks/recorded-runs.json`, each table marked *Recorded run* where it is shown:\n")
-for function, (count, machines) in sorted(by_function.items()):
-    print(f"- `{function}`, {count} runs, recorded on {'; '.join(sorted(machines))}.")
-# --8<-- [end:provenance]
-
-
-# %%
 # --8<-- [start:setup]
 from tutorial_code.sum_task import predict_sum, trained_sum_model
 
@@ -86,3 +47,42 @@ torch.manual_seed(SEED)
 encoder = Encoder(vocab_size=1000, d_model=64, num_heads=8, d_ff=256, num_layers=2).eval()
 fig = encoder_diagram(encoder, torch.randint(1, 1000, (2, 8)))  # a batch of 2 x 8 token ids
 # --8<-- [end:architecture]
+
+
+# %%
+# --8<-- [start:provenance]
+import json
+from pathlib import Path
+
+import tutorial_code
+
+# written by `python benchmarks/bench.py`, in the repository next to tutorial_code/
+benchmarks = Path(tutorial_code.__file__).parent.parent / "benchmarks"
+results = json.loads((benchmarks / "results-cpu.json").read_text(encoding="utf-8"))
+runs = {  # which tables each run measured, and the machine it ran on
+    "attention benchmark: the tables of attention speed and memory (best practices)": results["machine"],
+    "heads benchmark: the table of heads in a loop or batched (best practices)": results["heads"]["machine"],
+    "generation benchmark: the tables of generation with and without a KV cache (chapter 12)": results["generation"][
+        "machine"
+    ],
+}
+print("From `benchmarks/results-cpu.json`:\n")
+for run, machine in runs.items():
+    print(
+        f"- The {run}, measured on {machine['cpu']} ({machine['cores']} cores, "
+        f"{machine['torch_threads']} PyTorch threads), torch {machine['torch']}, on {machine['date']}."
+    )
+# written by the build when a recorded run's code changes (sitebuild/recorded_runs.py)
+records = json.loads((benchmarks / "recorded-runs.json").read_text(encoding="utf-8"))
+by_function = {}  # function: (number of runs, the machines they ran on)
+for call, entry in records.items():
+    count, machines = by_function.get(call.split("(")[0], (0, set()))
+    machine = entry["machine"]
+    ran_on = (
+        f"{machine['cpu']} ({machine['torch_threads']} PyTorch threads), torch {machine['torch']}, on {machine['date']}"
+    )
+    by_function[call.split("(")[0]] = (count + 1, machines | {ran_on})
+print("\nFrom `benchmarks/recorded-runs.json`, each table marked *Recorded run* where it is shown:\n")
+for function, (count, machines) in sorted(by_function.items()):
+    print(f"- `{function}`, {count} runs, recorded on {'; '.join(sorted(machines))}.")
+# --8<-- [end:provenance]
