@@ -9,6 +9,7 @@ its `on_post_build`. The English pass runs the chapters; the Chinese pass reuses
   notebook list, in the page's language.
 - `on_page_context`, `on_post_page`: notebook pages stay out of search, edit their chapter script, and
   share one stylesheet.
+- `on_build_error`: a failed build's state is dropped, so the next build starts afresh.
 - The changes to plugins' internals are in `sitebuild/plugin_fixes.py`.
 
 The mkdocs process never imports `tutorial_code`: the chapters run in their own processes, and
@@ -175,6 +176,13 @@ def on_post_template(output: str, template_name: str, config: MkDocsConfig) -> s
         output = search_words.chinese_search_base(editions.chinese_interface(output))
     state.not_found[language(config)] = output
     return output
+
+
+def on_build_error(error: Exception) -> None:
+    """A failed build leaves no state behind: under `mkdocs serve` the next build starts from a fresh one (its
+    chapter runs, generated files and passes), not from what the failed one had half done."""
+    global state
+    state = BuildState()
 
 
 @event_priority(-200)  # after mkdocs-static-i18n, whose English on_post_build runs the whole Chinese pass

@@ -20,14 +20,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from sitebuild.fingerprint import code_fingerprint, data_fingerprint, library_versions
+from sitebuild.fingerprint import PACKAGES, code_fingerprint, data_fingerprint, library_versions
 from tutorial_tools import contents
 from tutorial_tools.sections import marker, without_markers
+
+RUNNER_PACKAGES = ("sitebuild", "tutorial_tools", *PACKAGES)  # what runs in a chapter's process besides it
 
 
 class ChapterError(RuntimeError):
@@ -75,9 +78,10 @@ class ChapterNotebook:
         digest.update(code_fingerprint(source="\n".join(code), root=root).encode())
         digest.update(data_fingerprint(root).encode())
         digest.update(library_versions().encode())  # the versions installed with this checkout
-        runner = (root / "sitebuild" / "execute.py", root / "sitebuild" / "claims.py")  # what a run records
-        for checks in (*runner, root / "sitebuild" / "checks" / f"{self.name}.py"):
-            digest.update(checks.read_bytes() if checks.exists() else b"no checks")  # they run in the chapter's run
+        runner = ["sitebuild.execute"]  # the chapter's process: what it imports, followed through imports
+        if (root / "sitebuild" / "checks" / f"{self.name}.py").exists():
+            runner.append(f"sitebuild.checks.{self.name}")  # imported by name (sitebuild.claims)
+        digest.update(code_fingerprint(runner, root=root, packages=RUNNER_PACKAGES).encode())
         return digest.hexdigest()[:20]
 
 
@@ -195,3 +199,40 @@ def with_outputs(notebook: nbformat.NotebookNode, executed: nbformat.NotebookNod
             ran = code_cells.pop(0)
             cell.outputs, cell.execution_count = ran.outputs, ran.execution_count
     return notebook
+
+
+def main(argv: list[str]) -> int:
+    """`python -m sitebuild.chapters CHAPTER [FIGURES_DIR]`: run one chapter as the build does, checks included.
+
+    Prints what each section printed and which checks held, and writes each section's figure to
+    `FIGURES_DIR/<section>.png` when a folder is given. Trainings are shared with the build's cache.
+    """
+    from sitebuild.execute import run_chapter
+
+    root = Path(__file__).resolve().parent.parent
+    if not argv or argv[0] not in chapter_scripts(root):
+        print(
+            f"usage: python -m sitebuild.chapters CHAPTER [FIGURES_DIR]; chapters: {', '.join(chapter_scripts(root))}"
+        )
+        return 2
+    chapter = read_notebook(chapter_scripts(root)[argv[0]])
+    job = (chapter.name, nbformat.writes(chapter.notebook), str(root), build_environment(root))
+    name, notebook, error, seconds = run_chapter(job)
+    if error is not None:
+        print(f"chapter {name} failed after {seconds:.1f} s:\n{error}")
+        return 1
+    executed = nbformat.reads(notebook, as_version=4)
+    for section, found in sections_of(chapter, executed).items():
+        print(f"---- {section}\n{found.text}", end="" if found.text.endswith("\n") or not found.text else "\n")
+        if found.png is not None and len(argv) > 1:
+            Path(argv[1]).mkdir(parents=True, exist_ok=True)
+            (Path(argv[1]) / f"{section}.png").write_bytes(found.png)
+            print(f"[figure written to {Path(argv[1]) / f'{section}.png'}]")
+    for record in executed.metadata["claims"]:
+        print(f"check held: {record['statement']}")
+    print(f"chapter {name} ran in {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

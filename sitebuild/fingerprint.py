@@ -18,17 +18,18 @@ from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE = "tutorial_code"
+PACKAGES = (PACKAGE,)  # what the fingerprints of the reader's code follow; the chapter key adds the build's own
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def module_path(module: str, root: Path = ROOT) -> Path:
-    """The source file of a `tutorial_code` module, for example `tutorial_code.masks`.
+def module_path(module: str, root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> Path:
+    """The source file of a module of `packages` (`tutorial_code`), for example `tutorial_code.masks`.
 
     Raises:
-        ValueError: If `module` is not part of `tutorial_code` or has no source file.
+        ValueError: If `module` is not part of `packages` or has no source file.
     """
-    if module != PACKAGE and not module.startswith(PACKAGE + "."):
-        raise ValueError(f"{module!r} is not a tutorial_code module")
+    if module.split(".")[0] not in packages:
+        raise ValueError(f"{module!r} is not a module of {', '.join(packages)}")
     parts = module.split(".")
     candidates = [root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")]
     for path in candidates:
@@ -38,8 +39,8 @@ def module_path(module: str, root: Path = ROOT) -> Path:
 
 
 @functools.lru_cache(maxsize=4096)
-def imported_modules(source: str, root: Path = ROOT) -> frozenset[str]:
-    """The `tutorial_code` modules that a piece of Python source imports directly.
+def imported_modules(source: str, root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> frozenset[str]:
+    """The modules of `packages` (`tutorial_code`) that a piece of Python source imports directly.
 
     Examples:
         >>> sorted(imported_modules("from tutorial_code.masks import causal_mask\\nimport torch"))
@@ -56,21 +57,21 @@ def imported_modules(source: str, root: Path = ROOT) -> frozenset[str]:
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE)
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] in packages)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == PACKAGE:
+            if node.module in packages:
                 for alias in node.names:
-                    submodule = f"{PACKAGE}.{alias.name}"
+                    submodule = f"{node.module}.{alias.name}"
                     with contextlib.suppress(ValueError):
-                        module_path(submodule, root)
+                        module_path(submodule, root, packages)
                         found.add(submodule)
-            elif node.module.startswith(PACKAGE + "."):
+            elif node.module.split(".")[0] in packages:
                 found.add(node.module)
     return frozenset(found)
 
 
-def dependencies(modules: Iterable[str], root: Path = ROOT) -> set[str]:
-    """`modules` and every `tutorial_code` module they import, directly or not.
+def dependencies(modules: Iterable[str], root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> set[str]:
+    """`modules` and every module of `packages` (`tutorial_code`) they import, directly or not.
 
     Examples:
         >>> sorted(dependencies(["tutorial_code.multi_head"]))
@@ -83,16 +84,20 @@ def dependencies(modules: Iterable[str], root: Path = ROOT) -> set[str]:
         if module in seen:
             continue
         seen.add(module)
-        pending.extend(imported_modules(module_path(module, root).read_text(encoding="utf-8"), root) - seen)
+        source = module_path(module, root, packages).read_text(encoding="utf-8")
+        pending.extend(imported_modules(source, root, packages) - seen)
     return seen
 
 
-def code_fingerprint(modules: Iterable[str] = (), source: str = "", root: Path = ROOT) -> str:
-    """A hash of `source` and of every module that it and `modules` depend on, with the Python version."""
+def code_fingerprint(
+    modules: Iterable[str] = (), source: str = "", root: Path = ROOT, packages: tuple[str, ...] = PACKAGES
+) -> str:
+    """A hash of `source` and of every module of `packages` that it and `modules` depend on, with the Python
+    version."""
     digest = hashlib.sha256()
-    wanted = set(modules) | (imported_modules(source, root) if source else set())
-    for module in sorted(dependencies(wanted, root)):
-        digest.update(module.encode() + b"\0" + module_path(module, root).read_bytes() + b"\0")
+    wanted = set(modules) | (imported_modules(source, root, packages) if source else set())
+    for module in sorted(dependencies(wanted, root, packages)):
+        digest.update(module.encode() + b"\0" + module_path(module, root, packages).read_bytes() + b"\0")
     digest.update(source.encode())
     digest.update(f"python {platform.python_version()}".encode())
     return digest.hexdigest()

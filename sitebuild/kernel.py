@@ -4,6 +4,9 @@
   build with a message that says what to do when another copy is found first.
 - It draws figures the same way every time: white background, 120 dpi, no metadata that
   changes between runs.
+- It registers the build's handlers of `tutorial_code.shared_runs`' marks: with `TUTORIAL_CACHE_DIR`
+  set, a `@reusable` training is shared between chapters and a `@recorded` comparison read from
+  `benchmarks/recorded-runs.json` (`sitebuild/training_cache.py`, `sitebuild/recorded_runs.py`).
 
 The same preparation serves the tests that run a page's code or a chapter command as a plain program:
 `python -m sitebuild.kernel ROOT FILE [ARGS]` prepares, then runs FILE as `__main__`;
@@ -12,6 +15,7 @@ The same preparation serves the tests that run a page's code or a chapter comman
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -44,6 +48,21 @@ def configure_figures() -> None:
     set_matplotlib_formats("png", dpi=120, facecolor="white", bbox_inches="tight", metadata={"Software": None})
 
 
+def share_runs() -> None:
+    """Register the handlers of `@reusable` and `@recorded`; each acts only while `TUTORIAL_CACHE_DIR` is set."""
+    from sitebuild.recorded_runs import use_record
+    from sitebuild.training_cache import CACHE_DIR_VARIABLE, cache_training
+    from tutorial_code import shared_runs
+
+    def while_caching(wrap):
+        def handler(function):
+            return wrap(function) if os.environ.get(CACHE_DIR_VARIABLE, "").strip() else function
+
+        return handler
+
+    shared_runs.HANDLERS.update(reusable=while_caching(cache_training), recorded=while_caching(use_record))
+
+
 def prepare(root: str | Path) -> None:
     """Everything the build needs in a kernel or a test process before the chapter's code runs."""
     root = Path(root)
@@ -51,6 +70,7 @@ def prepare(root: str | Path) -> None:
         sys.path.insert(0, str(root))
     check_checkout(root)
     configure_figures()
+    share_runs()
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 A comparison of trainings over several seeds (the learning-rate schedules, the dropout rates, the
 embedding scale) trains a dozen models to print one table, and would cost most of a cold build.
 The functions that run one are marked `@recorded` where they are defined
-(`tutorial_tools/trainings.py`). A reader who calls one gets it computed, as always. In the build
+(`tutorial_code/shared_runs.py`). A reader who calls one gets it computed, as always. In the build
 (`TUTORIAL_CACHE_DIR` set) its value comes from `benchmarks/recorded-runs.json`, an entry per call,
 when the entry was recorded with the same code: the source of every `tutorial_code` module the
 function depends on (followed through imports) and the same PyTorch version. When it was not:
@@ -73,15 +73,21 @@ def call_text(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     return f"{function.__qualname__}({', '.join(parts)})"
 
 
+MARKS = "tutorial_code.shared_runs"  # `@recorded` itself: it computes nothing, so it is no part of a code version
+
+
 def code_of(source: str) -> bytes:
-    """What a module computes: its syntax tree without docstrings (comments are not in it), so that an edit to
-    the prose of a module does not make its records stale.
+    """What a module computes: its syntax tree without docstrings (comments are not in it) and without the import
+    of the marks, so that an edit to the prose of a module does not make its records stale.
 
     Examples:
         >>> code_of("'One.'; X = 1  # one") == code_of("'Two.'; X = 1")
         True
+        >>> code_of("from tutorial_code.shared_runs import recorded\nX = 1") == code_of("X = 1")
+        True
     """
     tree = ast.parse(source)
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.ImportFrom) and node.module == MARKS)]
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
@@ -95,7 +101,7 @@ def code_version(module: str, root: Path = ROOT) -> str:
     syntax trees without docstrings), with PyTorch's version. Not Python's: not the bytecode. The build runs
     chapters with one thread, so a run is recorded with one."""
     digest = hashlib.sha256()
-    for name in sorted(dependencies([module], root)):
+    for name in sorted(dependencies([module], root) - {MARKS}):
         digest.update(name.encode() + b"\0" + code_of(module_path(name, root).read_text(encoding="utf-8")) + b"\0")
     digest.update(f"torch {torch.__version__}".encode())  # the build records with one thread
     return digest.hexdigest()[:20]

@@ -2,7 +2,7 @@
 
 Seven chapters train the same sum-task model; two train the reversal model, two the language
 model. Each chapter runs once per build, in its own process. The training functions marked
-`@reusable` (`tutorial_tools/trainings.py`: the digit model's, the reversal's, the language
+`@reusable` (`tutorial_code/shared_runs.py`: the digit model's, the reversal's, the language
 model's) call [`cache_training`][sitebuild.training_cache.cache_training] when the build has set
 `TUTORIAL_CACHE_DIR`, so that a training already done by another chapter, with the same arguments
 and the same code, is loaded instead of repeated. The key
@@ -33,7 +33,8 @@ import torch
 from torch import nn
 
 from sitebuild.fingerprint import PACKAGE, code_fingerprint, library_versions
-from tutorial_tools.trainings import CACHE_DIR_VARIABLE
+
+CACHE_DIR_VARIABLE = "TUTORIAL_CACHE_DIR"  # the folder of saved trainings; the build sets it for its chapters
 
 LIBRARIES = {"torch", "numpy", *sys.stdlib_module_names}
 T = TypeVar("T")
@@ -171,7 +172,7 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
     passed in is loaded with the trained weights, and torch's global random state is left
     as training leaves it, so the code that runs next draws the same numbers either way.
     """
-    train = inspect.unwrap(train)  # the function itself, not its `@reusable` wrapper (which calls this one)
+    train = inspect.unwrap(train)  # the function itself, not its `@reusable` mark (which calls this one)
     signature = inspect.signature(train)
 
     @functools.wraps(train)

@@ -3,8 +3,8 @@
 - `unit` (tests/unit/ and the docstring examples): models, masks, equality with PyTorch, bad input,
   the build's fingerprints. No training and no subprocess: a unit test that steps an optimizer or
   starts a process fails, and says to mark it `integration`. About 30 s on 2 cores.
-- `integration` (tests/integration/, and tests marked so): trainings, the command line, grading in
-  a separate process.
+- `integration` (tests in tests/unit/ marked so): trainings, the command line, grading in a separate
+  process.
 - `site` (tests/site/): the built site, its pages, notebooks, browser behaviour, the CLI on every chapter.
 
 The site is built once per test run. Figures measured by the tests (largest difference against

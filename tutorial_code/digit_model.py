@@ -25,7 +25,8 @@ from tutorial_code.positional import positional_encoding
 from tutorial_code.validation import check_counts, check_numbers, check_positive
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import reusable  # not shown: only the build uses it
+# isort: split
+from tutorial_code.shared_runs import reusable  # not shown: only the build acts on the mark
 
 
 # --8<-- [start:digit_model]
@@ -175,7 +176,7 @@ Batches = Callable[[int, int, torch.Generator], tuple[torch.Tensor, torch.Tensor
 
 
 # --8<-- [end:train]
-@reusable  # not shown: the build shares trainings between chapters (tutorial_tools/trainings.py)
+@reusable  # not shown: the build shares trainings between chapters (tutorial_code/shared_runs.py)
 # --8<-- [start:train_function]
 def train_digit_model(
     batches: Batches,

@@ -44,7 +44,8 @@ from tutorial_code.validation import (
 )
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import recorded, reusable  # not shown: only the build uses them
+# isort: split
+from tutorial_code.shared_runs import recorded, reusable  # not shown: only the build acts on the mark
 
 
 # --8<-- [start:data]
@@ -209,7 +210,7 @@ class LanguageModelResult:
     seconds: float
 
 
-@reusable  # the build shares trainings between chapters: tutorial_tools/trainings.py
+@reusable  # the build shares trainings between chapters: tutorial_code/shared_runs.py
 def train_language_model(
     steps: int = 350,
     seed: int = 0,

@@ -34,7 +34,8 @@ from tutorial_code.validation import (
 )
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import recorded  # not shown: only the build uses it
+# isort: split
+from tutorial_code.shared_runs import recorded  # not shown: only the build acts on the mark
 
 
 # --8<-- [start:llama_block]

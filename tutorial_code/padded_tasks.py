@@ -23,7 +23,8 @@ from tutorial_code.encoder import Encoder
 from tutorial_code.validation import check_count, check_targets, check_token_ids
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import reusable  # not shown: only the build uses it
+# isort: split
+from tutorial_code.shared_runs import reusable  # not shown: only the build acts on the mark
 
 # --8<-- [start:data]
 PAD = 10  # the padding token; digits are the tokens 0-9
@@ -283,7 +284,7 @@ class PaddedResult:
 # --8<-- [end:result]
 
 
-@reusable  # not shown: the build shares trainings (tutorial_tools/trainings.py)
+@reusable  # not shown: the build shares trainings (tutorial_code/shared_runs.py)
 # --8<-- [start:train_padded]
 def train_padded(
     model: nn.Module,

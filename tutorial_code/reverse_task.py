@@ -29,7 +29,8 @@ from tutorial_code.validation import (
 )
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import recorded, reusable  # not shown: only the build uses it
+# isort: split
+from tutorial_code.shared_runs import recorded, reusable  # not shown: only the build acts on the mark
 
 # --8<-- [start:data]
 BOS = 10  # the start token; digits are the tokens 0-9
@@ -252,7 +253,7 @@ class Seq2SeqResult:
     seconds: float
 
 
-@reusable  # the build shares trainings between chapters: tutorial_tools/trainings.py
+@reusable  # the build shares trainings between chapters: tutorial_code/shared_runs.py
 def train_reversal(
     steps: int = 300,
     seed: int = 0,

@@ -18,7 +18,8 @@ from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
 from tutorial_code.validation import check_counts
 
 # --8<-- [end:imports]
-from tutorial_tools.trainings import recorded  # not shown: only the build uses it
+# isort: split
+from tutorial_code.shared_runs import recorded  # not shown: only the build acts on the mark
 
 # --8<-- [start:data]
 TARGET_SCALE = 10.0  # the model predicts sum / 10

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
-
-if TYPE_CHECKING:  # for the annotations only: language_model imports this module
-    from tutorial_code.language_model import CharTransformer, KVCache
 
 _SHAPES = {1: "(T,)", 2: "(B, T)"}
 
@@ -245,7 +241,7 @@ def check_sampling(temperature: float, top_k: int | None, vocab_size: int) -> No
             raise ValueError(f"top_k must be <= vocab_size={vocab_size}, got {top_k}; top_k=None keeps every token")
 
 
-def check_cache_step(model: CharTransformer, tokens: torch.Tensor, cache: KVCache, position_offset: int) -> None:
+def check_cache_step(model: nn.Module, tokens: torch.Tensor, cache: object, position_offset: int) -> None:
     """Refuse new tokens that a KV cache cannot take: bad ids, another batch, positions outside the context.
 
     Args:

@@ -17,7 +17,7 @@ from sitebuild.recorded_runs import (
     recorded_functions,
     use_record,
 )
-from tutorial_tools import trainings
+from tutorial_code import shared_runs
 
 
 def test_the_recorded_functions_are_found_and_wrapped():
@@ -111,8 +111,9 @@ def test_a_run_that_returns_no_json_value_is_refused(tmp_path, monkeypatch):
 
 
 def test_without_the_build_the_function_is_plain(monkeypatch):
-    monkeypatch.delenv(trainings.CACHE_DIR_VARIABLE, raising=False)
-    marked = trainings.recorded(lambda seeds: [float(s) for s in seeds])
+    monkeypatch.setenv("TUTORIAL_CACHE_DIR", "/nonexistent")  # even with the variable: no handler registered
+    monkeypatch.setattr(shared_runs, "HANDLERS", {})
+    marked = shared_runs.recorded(lambda seeds: [float(s) for s in seeds])
     assert marked([1, 2]) == [1.0, 2.0]
 
 

@@ -9,7 +9,9 @@ from conftest import ROOT
 from torch import nn
 
 from sitebuild.fingerprint import code_fingerprint, dependencies
+from sitebuild.kernel import share_runs
 from sitebuild.training_cache import cache_training, cached
+from tutorial_code import shared_runs
 from tutorial_code.digit_model import DigitModel, train_digit_model
 from tutorial_code.sum_task import make_batch
 
@@ -22,7 +24,10 @@ def train_sum(steps: int, seed: int, **options):
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
+    """Caching on, and the marks handled, as in a chapter's process of the build (`sitebuild.kernel.prepare`)."""
     monkeypatch.setenv("TUTORIAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(shared_runs, "HANDLERS", {})
+    share_runs()
     return tmp_path / "cache"
 
 
@@ -132,6 +137,10 @@ def test_the_marked_trainings_reuse_a_saved_result_only_when_the_build_asks(cach
     assert len(list(cache_dir.glob("*.pt"))) == 1 and second.losses == first.losses
     monkeypatch.delenv("TUTORIAL_CACHE_DIR")
     assert train_sum_model(steps=2, seed=5).losses == first.losses
+    assert len(list(cache_dir.glob("*.pt"))) == 1
+    monkeypatch.setenv("TUTORIAL_CACHE_DIR", str(cache_dir))
+    monkeypatch.setattr(shared_runs, "HANDLERS", {})  # outside the build: no handler, the plain training
+    train_sum_model(steps=2, seed=6)
     assert len(list(cache_dir.glob("*.pt"))) == 1
 
 

@@ -1,0 +1,43 @@
+"""The packages import downwards only, and no module imports itself through others: the contracts of
+`[tool.importlinter]` in pyproject.toml (`lint-imports` checks them too), checked on grimp's graph of this checkout."""
+
+import grimp
+import pytest
+from conftest import ROOT
+from importlinter.api import read_configuration
+
+CONFIGURATION = read_configuration(str(ROOT / "pyproject.toml"))
+CONTRACTS = {contract["type"]: contract for contract in CONFIGURATION["contracts_options"]}
+
+
+@pytest.fixture(scope="module")
+def graph():
+    packages = CONFIGURATION["session_options"]["root_packages"]
+    return grimp.build_graph(*packages, include_external_packages=False, exclude_type_checking_imports=False)
+
+
+def test_the_build_the_tools_and_the_readers_code_import_downwards_only(graph):
+    layers = CONTRACTS["layers"]["layers"]
+    assert layers == ["sitebuild", "tutorial_tools", "tutorial_code"]
+    upwards = [
+        f"{dependency.importer} imports {dependency.imported}"
+        for dependency in graph.find_illegal_dependencies_for_layers(layers=layers)
+    ]
+    assert upwards == [], "tutorial_code imports neither tutorial_tools nor sitebuild; tutorial_tools not sitebuild"
+
+
+@pytest.mark.parametrize("package", CONTRACTS["acyclic_siblings"]["ancestors"])
+def test_no_module_imports_itself_through_others(graph, package):
+    assert graph.nominate_cycle_breakers(package) == set(), f"import cycles in {package}: break one of these imports"
+
+
+def test_a_cycle_or_an_upward_import_is_found():
+    """The checks above can fail: on a graph with a loop and an upward import, both report it."""
+    graph = grimp.ImportGraph()
+    for module in ("tutorial_code", "tutorial_code.a", "tutorial_code.b", "sitebuild", "sitebuild.x"):
+        graph.add_module(module)
+    graph.add_import(importer="tutorial_code.a", imported="tutorial_code.b")
+    graph.add_import(importer="tutorial_code.b", imported="tutorial_code.a")
+    graph.add_import(importer="tutorial_code.a", imported="sitebuild.x")
+    assert graph.nominate_cycle_breakers("tutorial_code")
+    assert graph.find_illegal_dependencies_for_layers(layers=["sitebuild", "tutorial_code"])
