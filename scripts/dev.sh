@@ -32,6 +32,9 @@ case "${1:-}" in
   # changed); --no-strict: a dirty build always warns that its navigation may be stale. CI builds strictly.
   serve) install; exec "$VENV/bin/mkdocs" serve --dirty --no-strict --dev-addr 127.0.0.1:8000 ;;
   build) install; exec "$VENV/bin/mkdocs" build --strict ;;
-  test) install; shift; exec "$VENV/bin/python" -m pytest "$@" ;;
+  # Two workers (pytest-xdist), each running whole test files in the order tests/conftest.py sets: the first
+  # that needs the site builds it, the other runs the unit tier meanwhile. TEST_WORKERS=0: one process.
+  test) install; shift
+        exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@" ;;
   *) echo "usage: bash scripts/dev.sh serve|build|test [pytest options]" >&2; exit 2 ;;
 esac

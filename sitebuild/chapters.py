@@ -44,7 +44,7 @@ class Section:
     text: str = ""
     png: bytes | None = None
     svg: str | None = None  # the same figure with its words as text, for the Chinese edition
-    data: object = None  # the value the editions render in their own words (sitebuild.editions.DATA)
+    data: object = None  # the value the editions render in their own words (sitebuild.execute.DATA)
     recorded: list[dict] = field(default_factory=list)  # recorded runs it shows, with their machines (not this build's)
 
 

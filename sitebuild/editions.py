@@ -7,7 +7,6 @@ The words come from `i18n/strings.yml` and `i18n/troubleshooting.zh.yml`; the ch
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import html
 import re
@@ -68,10 +67,6 @@ def with_run_box(markdown: str, chapter: contents.Chapter, language: str) -> str
     return run_box(chapter, language) + "\n" + markdown
 
 
-DATA = {("troubleshooting", "table"): "rows"}
-"""(chapter, section): the chapter value that a page's edition renders in its own words, from the section's run."""
-
-
 def recorded_note(entries: list[dict], language: str) -> str:
     """A note that the numbers above are a recorded run, not this build's, with each machine they ran on."""
     words = strings(language)
@@ -88,15 +83,6 @@ def recorded_note(entries: list[dict], language: str) -> str:
             machines.append(described)
     body = words["recorded_note"].format(machines=words["recorded_and"].join(machines))
     return f'!!! note "{words["recorded_title"]}"\n\n    {body}\n'
-
-
-def as_data(value: object) -> object:
-    """A chapter value as plain data (dataclasses become dicts), to keep in the executed notebook."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, (list, tuple)):
-        return [as_data(item) for item in value]
-    return value
 
 
 def rendered(chapter: str, section: str, data: object, language: str) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import builtins
 import contextlib
+import dataclasses
 import io
 import multiprocessing
 import os
@@ -34,6 +35,20 @@ SVG_OPTIONS = {"format": "svg", "facecolor": "white", "bbox_inches": "tight", "m
 
 class CellError(RuntimeError):
     """A cell of a chapter raised an exception."""
+
+
+DATA = {("troubleshooting", "table"): "rows"}
+"""(chapter, section): the chapter value that each edition of the page renders in its own words
+(`sitebuild/editions.py`), from the section's run."""
+
+
+def as_data(value: object) -> object:
+    """A chapter value as plain data (dataclasses become dicts), to keep in the executed notebook."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [as_data(item) for item in value]
+    return value
 
 
 def figure_outputs() -> tuple[list[dict], list[str]]:
@@ -121,7 +136,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
     notebook = nbformat.reads(notebook_json, as_version=4)
     try:
         prepare(root)
-        from sitebuild import claims, editions, recorded_runs
+        from sitebuild import claims, recorded_runs
 
         # The chapter's checks run after the sections they follow; what each read is kept for the tests.
         chapter_claims, records = claims.claims_of(name), []
@@ -141,8 +156,8 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
                 recorded[section] = [{"call": call, "machine": entries[call].get("machine")} for call in new]
             strict = os.environ.get("TUTORIAL_CHECKS") != "report"  # the robustness script reports, never stops
             records.extend(claims.run_after(section, chapter_claims, values, strict=strict))
-            if (name, section) in editions.DATA:  # a value each edition renders in its own words
-                value = editions.as_data(values[editions.DATA[name, section]])
+            if (name, section) in DATA:  # a value each edition renders in its own words
+                value = as_data(values[DATA[name, section]])
                 data[section] = {"torch": torch.__version__, "value": value}
 
         executed = run_cells(notebook, name, after_section)

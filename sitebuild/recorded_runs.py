@@ -83,7 +83,7 @@ def code_of(source: str) -> bytes:
     Examples:
         >>> code_of("'One.'; X = 1  # one") == code_of("'Two.'; X = 1")
         True
-        >>> code_of("from tutorial_code.shared_runs import recorded\nX = 1") == code_of("X = 1")
+        >>> code_of("from tutorial_code.shared_runs import recorded\\nX = 1") == code_of("X = 1")
         True
     """
     tree = ast.parse(source)

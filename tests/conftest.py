@@ -20,6 +20,7 @@ from pathlib import Path
 import jupytext  # noqa: F401 - imported before any test: it runs `pandoc --version` when first imported
 import pytest
 import torch
+from filelock import FileLock
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,8 +105,20 @@ def site_prefix() -> str:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """Build the whole site once, strictly, into a temporary folder."""
-    out = tmp_path_factory.mktemp("site")
+    """Build the whole site once per test run, strictly, into a temporary folder. Under pytest-xdist
+    (`-n 2`, as `scripts/dev.sh test` runs) the first worker that needs it builds it, and the others wait
+    for that build and read the same folder."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process
+        return build_site(tmp_path_factory.mktemp("site"))
+    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, common to its workers
+    out = shared / "site"
+    with FileLock(str(shared / "site.lock")):
+        if (out / ".build-log.txt").is_file():
+            return out
+        return build_site(out)
+
+
+def build_site(out: Path) -> Path:
     env = prepared_env() | {"DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
     start = time.perf_counter()
     result = subprocess.run(
@@ -151,6 +164,13 @@ def pytest_collection_modifyitems(config, items):
         else:
             item.add_marker(pytest.mark.unit)
 
+    # Under pytest-xdist (`--dist loadfile --no-loadscope-reorder`: whole files, in this order) the browser file
+    # comes first, so the worker that takes it builds the site while the other runs the unit tier.
+    def order(item) -> int:
+        return 0 if item.path.name == "test_browser.py" else 2 if item.get_closest_marker("site") else 1
+
+    items.sort(key=order)
+
 
 class TierError(AssertionError):
     """A unit test did what only an integration test may do."""
@@ -175,6 +195,23 @@ def unit_tier_rules(request, monkeypatch):
         yield
     finally:
         handle.remove()
+
+
+def pytest_sessionfinish(session):
+    """A pytest-xdist worker hands what it measured to the controller, which prints the summary."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["largest_difference"] = dict(_LARGEST_DIFFERENCE)
+        output["report"] = dict(REPORT)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+def pytest_testnodedown(node, error):
+    """On the controller: what a worker measured (see pytest_sessionfinish)."""
+    output = getattr(node, "workeroutput", {})
+    for reference, difference in output.get("largest_difference", {}).items():
+        _LARGEST_DIFFERENCE[reference] = max(difference, _LARGEST_DIFFERENCE.get(reference, 0.0))
+    REPORT.update(output.get("report", {}))
 
 
 def pytest_terminal_summary(terminalreporter):

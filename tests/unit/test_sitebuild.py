@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from conftest import ROOT
 
-from sitebuild import chapters, pages
+from sitebuild import chapters, execute, pages
 from sitebuild.kernel import WrongCheckoutError, check_checkout
 
 PAGE = """# A page
@@ -90,7 +90,8 @@ def test_a_code_cell_without_exactly_one_section_is_refused(tmp_path):
 
 
 def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
-    shutil.copytree(ROOT / "tutorial_code", tmp_path / "tutorial_code", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("tutorial_code", "tutorial_tools", "sitebuild"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     script = tmp_path / "tutorial_code" / "chapters" / "positional_encoding.py"
     masks_chapter = tmp_path / "tutorial_code" / "chapters" / "masks.py"
     before = {path: chapters.read_notebook(path).key() for path in (script, masks_chapter)}
@@ -104,6 +105,16 @@ def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
     positional.write_text(positional.read_text(encoding="utf-8").replace("5000", "10000"), encoding="utf-8")
     assert chapters.read_notebook(script).key() != prose_only
     assert chapters.read_notebook(script).key() == before[script]  # a Markdown cell edit changes no key
+    for runner in ("kernel.py", "recorded_runs.py", "claims.py", "checks/masks.py"):  # in the chapter's process
+        path = tmp_path / "sitebuild" / runner
+        original = path.read_text(encoding="utf-8")
+        path.write_text(original + "\nEDITED = True\n", encoding="utf-8")
+        assert chapters.read_notebook(masks_chapter).key() != before[masks_chapter], runner
+        path.write_text(original, encoding="utf-8")
+    for mkdocs_side in ("build.py", "editions.py"):  # they run inside MkDocs only
+        (tmp_path / "sitebuild" / mkdocs_side).write_text("# edited\n", encoding="utf-8")
+    (tmp_path / "tutorial_tools" / "contents.py").write_text("# edited\n", encoding="utf-8")
+    assert chapters.read_notebook(masks_chapter).key() == before[masks_chapter]
 
 
 def test_the_build_refuses_another_copy_of_the_package(tmp_path):
@@ -150,7 +161,7 @@ def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter
 
     printed = [f"RuntimeError: symptom {i} | piped" for i in range(3)]  # PyTorch's words: kept as printed
     rows = [Row(p.name, p.title, printed[i], f"loss = 0.{i}") for i, p in enumerate(PROBLEMS[:3])]
-    data = {"torch": "9.9.9", "value": editions.as_data(rows)}
+    data = {"torch": "9.9.9", "value": execute.as_data(rows)}
     chinese = editions.rendered("troubleshooting", "table", data, "zh").splitlines()
     english = markdown_table(rows).splitlines()
     assert len(chinese) == len(english) and "9.9.9" in chinese[0]
