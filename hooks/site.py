@@ -135,7 +135,7 @@ def edit_link_and_search(context: dict, page: Page, config: MkDocsConfig, nav) -
     source = None
     if is_notebook_page(page):
         page.meta["search"] = {"exclude": True}
-        source = f"tutorial_code/chapters/{Path(page.file.src_uri).stem}.py"
+        source = f"docs/{Path(page.file.src_uri).stem}/script.py"
     elif page.file.src_uri.startswith("reference/") and page.file.src_uri != "reference/SUMMARY.md":
         source = f"tutorial_code/{Path(page.file.src_uri).stem}.py"  # an API page is edited in its module
     if source and config.repo_url:
@@ -149,7 +149,7 @@ def notebook_language_switch(context: dict, page: Page, config: MkDocsConfig, na
     """A notebook page exists in English only: its switcher leads to itself and to its chapter's Chinese page."""
     if is_notebook_page(page):
         chapter = next(c for c in contents.CHAPTERS if c.slug == Path(page.file.src_uri).stem)
-        chinese = "zh/" + ("" if chapter.page_path == "index.md" else chapter.page_path.removesuffix(".md") + "/")
+        chinese = "zh/" + chapter.page_path.removesuffix("index.md")
         plugin_fixes.set_language_links(config, {"en": page.url, "zh": chinese})
     return context
 

@@ -2,14 +2,15 @@
 
     python scripts/translations.py                  list the outdated Chinese pages, each with the English diff
                                                     since the version it translates (exit 1 when any is outdated)
-    python scripts/translations.py stamp PAGE...    record that docs/PAGE.zh.md now translates the current
-                                                    docs/PAGE.md (PAGE: masks, or --all), and copy the English
+    python scripts/translations.py stamp PAGE...    record that the Chinese page now translates the current
+                                                    English one (PAGE: masks for docs/masks/index.md, notebooks
+                                                    for docs/notebooks.md, or --all), and copy the English
                                                     heading anchors onto its headings
     python scripts/translations.py stamp troubleshooting-table
                                                     the same for i18n/troubleshooting.zh.yml
 
 Each Chinese page starts with front matter that names the English version it translates:
-`source_hash`, the first 12 hex digits of the SHA-256 of docs/PAGE.md. A test fails when the
+`source_hash`, the first 12 hex digits of the SHA-256 of the English page. A test fails when the
 English page changed and the hash was not brought up to date; this script shows what changed,
 from the git history of the English page. See CONTRIBUTING.md, "Updating a translation".
 """
@@ -37,7 +38,14 @@ def source_hash(text: str) -> str:
 
 def english_pages() -> list[Path]:
     """Every English page that has (or needs) a Chinese edition: all of docs/ but the API reference."""
-    return sorted(path for path in DOCS.glob("*.md") if not path.name.endswith(".zh.md"))
+    found = [*DOCS.glob("*.md"), *DOCS.glob("*/index.md")]
+    return sorted(path for path in found if not path.name.endswith(".zh.md") and path.parent.name != "reference")
+
+
+def page_of(name: str) -> Path:
+    """The English page of a name: a chapter's (`masks`: docs/masks/index.md) or another's (`notebooks`)."""
+    name = name.removesuffix(".md")
+    return DOCS / name / "index.md" if (DOCS / name).is_dir() else DOCS / f"{name}.md"
 
 
 def chinese_of(english: Path) -> Path:
@@ -60,13 +68,17 @@ def outdated() -> list[Path]:
 
 
 def english_version(page: Path, wanted: str) -> str | None:
-    """The text of `page` at the version whose hash is `wanted`, searched in the git history."""
+    """The text of `page` at the version whose hash is `wanted`, searched in the git history (across moves)."""
     relative = page.relative_to(ROOT).as_posix()
-    commits = subprocess.run(
-        ["git", "log", "--format=%H", "--", relative], cwd=ROOT, capture_output=True, text=True
+    log = subprocess.run(
+        ["git", "log", "--follow", "--format=commit %H", "--name-only", "--", relative],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     ).stdout.split()
-    for commit in commits:
-        shown = subprocess.run(["git", "show", f"{commit}:{relative}"], cwd=ROOT, capture_output=True, text=True)
+    versions = [(log[i + 1], log[i + 2]) for i in range(len(log) - 2) if log[i] == "commit"]  # (commit, its path)
+    for commit, path in versions:
+        shown = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, text=True)
         if shown.returncode == 0 and source_hash(shown.stdout) == wanted:
             return shown.stdout
     return None
@@ -199,7 +211,7 @@ def main(argv: list[str]) -> int:
         if name == "troubleshooting-table":
             stamp_table()
         else:
-            for page in english_pages() if name == "--all" else [DOCS / f"{name.removesuffix('.md')}.md"]:
+            for page in english_pages() if name == "--all" else [page_of(name)]:
                 stamp(page)
     return 0
 

@@ -54,9 +54,9 @@ class BuildState:
         Markdown that a Chinese page shows as prose is put in Chinese (`editions.in_chinese`)."""
         sections = self.sections.get(chapter)
         if sections is None:
-            raise pages.PageError(f"no chapter script tutorial_code/chapters/{chapter}.py")
+            raise pages.PageError(f"no chapter script docs/{chapter}/script.py")
         if section not in sections:
-            raise pages.PageError(f"tutorial_code/chapters/{chapter}.py has no section {section!r}")
+            raise pages.PageError(f"docs/{chapter}/script.py has no section {section!r}")
         found = sections[section]
         own = editions.rendered(chapter, section, found.data, language)
         if own is not None:
@@ -121,7 +121,7 @@ def run_chapters(found: dict[str, chapter_runs.ChapterNotebook]) -> tuple[dict[s
 
 def links_cell(chapter: chapter_runs.ChapterNotebook, site_url: str) -> nbformat.NotebookNode:
     page = chapter.page
-    url = site_url + ("" if page == "index.md" else page[: -len(".md")] + "/")
+    url = site_url + page.removesuffix("index.md")
     name = chapter.name
     return nbformat.v4.new_markdown_cell(
         f"This notebook is the code of the chapter page [{url}]({url}), executed when the site was built. "

@@ -1,6 +1,6 @@
 """Run each chapter script once, as a notebook, and keep what it printed and drew, section by section.
 
-A chapter script (`tutorial_code/chapters/<name>.py`) is a jupytext percent file whose code
+A chapter script (`docs/<name>/script.py`) is a jupytext percent file whose code
 cells each hold one named section (`# --8<-- [start:name]` ... `# --8<-- [end:name]`).
 The build turns it into a notebook, executes it in a fresh kernel with nbclient, and
 takes everything a page or the notebook page shows from that one run:
@@ -78,10 +78,13 @@ class ChapterNotebook:
         digest.update(code_fingerprint(source="\n".join(code), root=root).encode())
         digest.update(data_fingerprint(root).encode())
         digest.update(library_versions().encode())  # the versions installed with this checkout
-        runner = ["sitebuild.execute"]  # the chapter's process: what it imports, followed through imports
-        if (root / "sitebuild" / "checks" / f"{self.name}.py").exists():
-            runner.append(f"sitebuild.checks.{self.name}")  # imported by name (sitebuild.claims)
-        digest.update(code_fingerprint(runner, root=root, packages=RUNNER_PACKAGES).encode())
+        # The chapter's process: the runner and the chapter's checks, followed through their imports.
+        checks = self.script.with_name("checks.py")
+        checks_source = checks.read_text(encoding="utf-8") if checks.exists() else ""
+        digest.update(checks_source.encode())
+        digest.update(
+            code_fingerprint(["sitebuild.execute"], checks_source, root=root, packages=RUNNER_PACKAGES).encode()
+        )
         return digest.hexdigest()[:20]
 
 
@@ -108,7 +111,7 @@ def read_notebook(script: Path) -> ChapterNotebook:
         if cell.cell_type == "code":
             if len(names) != 1:
                 raise ChapterError(
-                    f"{script.name}: every code cell must hold exactly one named section, found {names or 'none'} "
+                    f"{script}: every code cell must hold exactly one named section, found {names or 'none'} "
                     f"in the cell that starts with {cell.source.splitlines()[0]!r}"
                 )
             sections.append(names[0])
@@ -118,8 +121,8 @@ def read_notebook(script: Path) -> ChapterNotebook:
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata.pop("jupytext", None)
     for index, cell in enumerate(notebook.cells):
-        cell["id"] = f"{script.stem}-{index}"  # stable ids: the same source gives the same file
-    return ChapterNotebook(script.stem, script, notebook, sections)
+        cell["id"] = f"{script.parent.name}-{index}"  # stable ids: the same source gives the same file
+    return ChapterNotebook(script.parent.name, script, notebook, sections)
 
 
 def build_environment(root: Path) -> dict[str, str]:
@@ -150,7 +153,7 @@ def execute(chapters: list[ChapterNotebook], root: Path, workers: int = 2):
     jobs = [(chapter.name, nbformat.writes(chapter.notebook), str(root), environment) for chapter in chapters]
     for name, notebook, error, seconds in executor.execute(jobs, workers):
         if error is not None:
-            raise ChapterError(f"chapter {name!r} (tutorial_code/chapters/{name}.py) failed to execute:\n{error}")
+            raise ChapterError(f"chapter {name!r} (docs/{name}/script.py) failed to execute:\n{error}")
         yield by_name[name], nbformat.reads(notebook, as_version=4), seconds
 
 

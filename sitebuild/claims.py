@@ -1,8 +1,8 @@
 """Sentences of the pages that state a measured result, checked on the values their chapter computed.
 
 A page says "greedy decoding reverses 100 % of held-out sequences" because a chapter measured it.
-Code changes; the sentence would not. So each chapter has a checks module beside it,
-`sitebuild/checks/<chapter>.py`, that states the sentence once more, as a condition on the
+Code changes; the sentence would not. So each chapter has a checks module in its folder,
+`docs/<chapter>/checks.py`, that states the sentence once more, as a condition on the
 chapter's values:
 
     checks = Checks()
@@ -22,13 +22,16 @@ The checks are not part of the code readers copy: a chapter computes and prints,
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import inspect
 import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class ClaimError(AssertionError):
@@ -104,14 +107,19 @@ class Checks:
 
 
 def claims_of(chapter: str) -> list[Claim]:
-    """The checks of a chapter (`sitebuild/checks/<chapter>.py`); none when it has no checks module."""
-    try:
-        module = importlib.import_module(f"sitebuild.checks.{chapter}")
-    except ModuleNotFoundError as error:
-        if error.name != f"sitebuild.checks.{chapter}":
-            raise
+    """The checks of a chapter (`docs/<chapter>/checks.py`); none when it has no checks module."""
+    path = checks_path(chapter)
+    if not path.exists():
         return []
+    spec = importlib.util.spec_from_file_location(f"checks_of_{chapter}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     return list(module.checks.claims)
+
+
+def checks_path(chapter: str) -> Path:
+    """Where a chapter's checks are: `checks.py` in its folder."""
+    return ROOT / "docs" / chapter / "checks.py"
 
 
 def plain(value: Any, name: str) -> Any:

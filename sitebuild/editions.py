@@ -21,7 +21,7 @@ NOTEBOOK_DIR = "notebooks"
 NOTEBOOK_LIST = "<!-- chapter notebooks -->"
 TABLE = ROOT / "i18n" / "troubleshooting.zh.yml"
 # Links from a Chinese page to a page that only the English pass builds: a notebook or an API page.
-ENGLISH_ONLY = re.compile(r"\]\(((?:notebooks|reference)/[\w-]+)\.(?:ipynb|md)(#[\w.-]*)?\)")
+ENGLISH_ONLY = re.compile(r"\]\((?:\.\./)*((?:notebooks|reference)/[\w-]+)\.(?:ipynb|md)(#[\w.-]*)?\)")
 
 
 @functools.cache
@@ -41,7 +41,8 @@ def chinese_interface(output: str) -> str:
 def run_box(chapter: contents.Chapter, language: str) -> str:
     """The admonition under a chapter's heading: its notebook, its downloads, its command."""
     words = strings(language)
-    text = words["run_box"].format(name=chapter.slug, command=chapter.command, notebooks=NOTEBOOK_DIR)
+    up = "../" * chapter.page_path.count("/")  # from the chapter's page to the top of docs/
+    text = words["run_box"].format(name=chapter.slug, command=chapter.command, notebooks=up + NOTEBOOK_DIR, up=up)
     return f'!!! example "{words["run_box_title"]}"\n\n    {text}\n'
 
 
@@ -187,7 +188,7 @@ def in_chinese(chapter: str, section: str, text: str) -> str:
     left = [line for line in text.splitlines() if english_words(line)]
     if left:
         raise Untranslated(
-            f"tutorial_code/chapters/{chapter}.py, section {section!r}, printed English that the Chinese page shows "
+            f"docs/{chapter}/script.py, section {section!r}, printed English that the Chinese page shows "
             f"as prose; add its phrases under '{chapter}:{section}' in i18n/outputs.zh.yml: {left[:3]}"
         )
     return text
@@ -243,10 +244,10 @@ def with_chinese_figures(markdown: str) -> str:
     """A Chinese page's figures: `figures/<section>.png` becomes the Chinese SVG, `figures/zh/<section>.svg`.
 
     Examples:
-        >>> with_chinese_figures("![一张图](figures/mask_maps_figure.png)")
-        '![一张图](figures/zh/mask_maps_figure.svg)'
+        >>> with_chinese_figures("![一张图](../figures/mask_maps_figure.png)")
+        '![一张图](../figures/zh/mask_maps_figure.svg)'
     """
-    return re.sub(r"\]\(figures/(\w+)\.png\)", rf"](figures/{CHINESE_FIGURES}/\1.svg)", markdown)
+    return re.sub(r"\]\(((?:\.\./)*)figures/(\w+)\.png\)", rf"](\1figures/{CHINESE_FIGURES}/\2.svg)", markdown)
 
 
 def to_english_pages(markdown: str, page_url: str) -> str:

@@ -143,7 +143,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         sections = {cell.metadata.get("section") for cell in notebook.cells if cell.cell_type == "code"}
         unknown = [claim.section for claim in chapter_claims if claim.section not in sections]
         if unknown:
-            raise claims.CheckInputError(f"sitebuild/checks/{name}.py follows sections the chapter lacks: {unknown}")
+            raise claims.CheckInputError(f"docs/{name}/checks.py follows sections the chapter lacks: {unknown}")
         data: dict[str, object] = {}
         recorded: dict[str, list[dict]] = {}  # the recorded runs each section read first, with their machine
         seen: set[str] = set()

@@ -3,7 +3,7 @@
 A page shows a section of its chapter script and what it printed with a fence marked `run`:
 
     ```python run
-    --8<-- "tutorial_code/chapters/masks.py:padding"
+    --8<-- "docs/masks/script.py:padding"
     ```
 
 becomes the section's code (a plain Python fence with the same include line, which
@@ -25,7 +25,7 @@ from tutorial_tools import sections
 RUN_FENCE = re.compile(
     r'^(?P<indent>[ \t]*)(?P<fence>`{3,})python[ \t]+run(?:="(?P<mode>markdown|code\+markdown)")?[ \t]*$'
 )
-CHAPTER_SCRIPT = re.compile(r"^tutorial_code/chapters/(?P<chapter>\w+)\.py$")
+CHAPTER_SCRIPT = re.compile(r"^docs/(?P<chapter>\w+)/script\.py$")
 
 
 class PageError(ValueError):
@@ -54,7 +54,7 @@ def _fences(lines: list[str], page: str):
                 if not script or include.section is None:
                     raise PageError(
                         f"{page}: a `python run` fence holds only include lines of a chapter script "
-                        f'(--8<-- "tutorial_code/chapters/<chapter>.py:<section>"), found {lines[index].strip()!r}'
+                        f'(--8<-- "docs/<chapter>/script.py:<section>"), found {lines[index].strip()!r}'
                     )
                 includes.append((script["chapter"], include.section))
             index += 1

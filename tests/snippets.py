@@ -44,6 +44,18 @@ class Block:
         return "\n".join(parts)
 
 
+def page_file(name: str) -> Path:
+    """The English page of a name as checks and messages give it: a chapter's (`masks`) or another page's."""
+    return DOCS / name / "index.md" if (DOCS / name).is_dir() else DOCS / f"{name}.md"
+
+
+def page_name(page: Path) -> str:
+    """A page's name: its chapter folder's (`docs/masks/index.md`: `masks`), or its file's (`notebooks`, `index`)."""
+    if page.parent != DOCS and page.name.startswith("index."):
+        return page.parent.name
+    return page.name.split(".")[0]
+
+
 def pages() -> list[Path]:
     """The English pages; each Chinese edition (`*.zh.md`) holds the same blocks (tests/unit/test_translations.py)."""
     return sorted(page for page in DOCS.rglob("*.md") if not page.name.endswith(".zh.md"))

@@ -2,7 +2,7 @@
 
 If your hand-written module gives the same output as PyTorch's own after both
 hold the same weights, the two compute the same function. These helpers do the
-copying; [the chapter on checking against PyTorch](../checking_against_pytorch.md)
+copying; [the chapter on checking against PyTorch](../checking_against_pytorch/index.md)
 shows the comparison.
 """
 

@@ -6,8 +6,8 @@
     transformer-tutorial exercise --list         the graded exercises
     transformer-tutorial exercise causal-mask    write a starter file; then: transformer-tutorial check causal-mask
 
-`python -m tutorial_tools ...` does the same. A chapter is its script in
-`tutorial_code/chapters/`; the options replace the values of the script's parameters
+`python -m tutorial_tools ...` does the same. A chapter is its script,
+`docs/<chapter>/script.py`; the options replace the values of the script's parameters
 cell (`SEED`, `STEPS`, `DEVICE`), the way papermill treats a notebook's parameters
 cell, and training draws a progress bar on standard error. Standard output is what
 the chapter prints, nothing else.
@@ -25,12 +25,11 @@ from pathlib import Path
 from tutorial_tools.contents import CHAPTERS, Chapter
 from tutorial_tools.sections import section_lines, section_text
 
-ROOT = Path(__file__).resolve().parent.parent
 PARAMETERS = "parameters"  # the section of a chapter script whose values the options replace
 
 
 def script_path(chapter: Chapter) -> Path:
-    return ROOT / chapter.script
+    return chapter.file("script.py")
 
 
 def parameters(chapter: Chapter) -> dict[str, object]:

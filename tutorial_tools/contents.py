@@ -1,34 +1,45 @@
 """The table of contents: every chapter, in reading order, described once.
 
 Both editions' navigation, the `transformer-tutorial` command, the notebook list, the build and the
-tests read this list. Adding a chapter means a script `tutorial_code/chapters/<slug>.py`, a page
-`docs/<slug>.md` with its Chinese edition `docs/<slug>.zh.md`, and one entry here.
+tests read this list. A chapter is one folder, `docs/<slug>/`, and one entry here (CONTRIBUTING.md).
 """
 
 from __future__ import annotations
 
+import importlib.resources
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
 class Chapter:
     """One chapter: a script that runs, and the page (in each language) that shows what it prints."""
 
-    slug: str  # the script tutorial_code/chapters/<slug>.py
+    slug: str  # its folder, docs/<slug>/
     title: str  # the page's heading, without the number
     title_zh: str
     number: int | None = None  # the numbered chapters, 1 to 15; the home page and the two guides have none
     teaches: tuple[str, ...] = ()  # the tutorial_code modules whose code this page shows first
-    page: str = ""  # docs/<page>; defaults to <slug>.md
+    page: str = ""  # docs/<page>; defaults to <slug>/index.md
     runs_alone: bool = False  # it times things: the build runs it with no other chapter beside it
 
     @property
+    def folder(self) -> str:
+        """Its folder in a checkout: the pages, the script, the checks, the exercises, the Chinese strings."""
+        return f"docs/{self.slug}"
+
+    @property
     def script(self) -> str:
-        return f"tutorial_code/chapters/{self.slug}.py"
+        return f"{self.folder}/script.py"
 
     @property
     def page_path(self) -> str:
-        return self.page or f"{self.slug}.md"
+        """Its English page, under docs/; the Chinese page is the same name ending in `.zh.md`."""
+        return self.page or f"{self.slug}/index.md"
+
+    def file(self, name: str) -> Path:
+        """A file of its folder (`script.py`): in this checkout, or in the installed package."""
+        return chapter_folders() / self.slug / name
 
     @property
     def command(self) -> str:
@@ -97,6 +108,15 @@ PAGES_AFTER = (  # pages without a script, after the chapters in the navigation:
     ("where_to_go_next.md", "Where to go next", "接下来读什么"),
     ("notebooks.md", "Notebooks", "笔记本"),
 )
+
+
+def chapter_folders() -> Path:
+    """The folder of the chapter folders: `docs/` in a checkout; where the package is installed without one, its
+    copy `tutorial_chapters` (pyproject.toml)."""
+    checkout = Path(__file__).resolve().parent.parent / "docs"
+    if checkout.is_dir():
+        return checkout
+    return Path(str(importlib.resources.files("tutorial_chapters")))
 
 
 def by_slug() -> dict[str, Chapter]:

@@ -76,10 +76,8 @@ def copy_of_the_checkout(target):
     """The checkout without the chapters in LEFT_OUT (their pages, scripts and nav entries), to build it twice."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True)
     for name in files.stdout.splitlines():
-        left_out = {f"tutorial_code/chapters/{chapter}.py" for chapter in LEFT_OUT} | {
-            f"docs/{c}{edition}.md" for c in LEFT_OUT for edition in ("", ".zh")
-        }
-        if (ROOT / name).is_file() and name not in left_out:
+        left_out = name.startswith(tuple(f"docs/{chapter}/" for chapter in LEFT_OUT))  # the chapter's folder
+        if (ROOT / name).is_file() and not left_out:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target / name)
     contents = target / "tutorial_tools" / "contents.py"  # their entries leave the table of contents

@@ -28,7 +28,7 @@ def command(*args: str, cache: bool = True) -> subprocess.CompletedProcess:
 
 
 def test_every_chapter_script_is_a_command_in_reading_order():
-    scripts = {p.stem.replace("_", "-") for p in (ROOT / "tutorial_code" / "chapters").glob("*.py")} - {"--init--"}
+    scripts = {p.parent.name.replace("_", "-") for p in (ROOT / "docs").glob("*/script.py")}
     assert set(CHAPTERS) == scripts
     assert list(CHAPTERS)[:3] == ["overview", "why-attention", "scaled-dot-product-attention"]
     assert list(CHAPTERS)[-2:] == ["troubleshooting", "best-practices"]

@@ -9,7 +9,10 @@ from urllib.parse import urlsplit
 import pytest
 from conftest import REPORT, ROOT, site_prefix
 
-ENGLISH = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if not p.name.endswith(".zh.md"))
+ENGLISH = sorted(  # the pages by name: the chapters' folders and the other pages
+    [p.parent.name for p in (ROOT / "docs").glob("*/index.md")]
+    + [p.stem for p in (ROOT / "docs").glob("*.md") if not p.name.endswith(".zh.md")]
+)
 SHARED = ("reference/", "notebooks/", "figures/", "assets/", "stylesheets/", "javascripts/", "search/")
 
 

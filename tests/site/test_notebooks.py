@@ -33,7 +33,7 @@ def test_every_chapter_has_a_rendered_notebook_page(site, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_chapter_page_links_to_its_notebook_and_downloads(site, name):
-    page = by_slug()[name].page_path.replace(".md", "/index.html").replace("index/index", "index")
+    page = by_slug()[name].page_path.replace(".md", ".html")
     html = (site / page).read_text(encoding="utf-8")
     prefix = "" if name == "overview" else "../"
     assert f'href="{prefix}notebooks/{name}/"' in html
@@ -57,7 +57,7 @@ def test_the_downloads_are_the_executed_notebook_and_its_source(site, name):
     nbformat.validate(notebook)
     assert any(stdout_of(notebook)), "the download carries the outputs of the build"
     assert notebook.metadata["kernelspec"]["name"] == "python3"
-    script = (ROOT / "tutorial_code" / "chapters" / f"{name}.py").read_bytes()
+    script = (ROOT / "docs" / name / "script.py").read_bytes()
     assert (site / "notebooks" / name / f"{name}.py").read_bytes() == script
 
 
@@ -93,4 +93,4 @@ def test_notebook_pages_keep_out_of_search_and_edit_their_chapter_script(site):
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert not [doc["location"] for doc in index["docs"] if re.match(r"notebooks/\w+/", doc["location"])]
     html = (site / "notebooks" / "masks" / "index.html").read_text(encoding="utf-8")
-    assert "/edit/main/tutorial_code/chapters/masks.py" in html
+    assert "/edit/main/docs/masks/script.py" in html

@@ -1,8 +1,8 @@
 """Every Python block on a page is included from tutorial_code, the blocks of a page run as one program,
 and every block a reader sees runs after the blocks shown before it.
 
-Each page with code has a chapter script, `tutorial_code/chapters/<page>.py` (the home
-page's is `overview.py`). Its sections appear on the page in the script's order, so the
+Each page with code has a chapter script, `docs/<chapter>/script.py` (the home
+page's is `docs/overview/script.py`). Its sections appear on the page in the script's order, so the
 chapter command prints exactly what the page shows.
 """
 
@@ -15,33 +15,33 @@ from html.parser import HTMLParser
 
 import pytest
 from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
-from snippets import pages, python_blocks
+from snippets import DOCS, page_name, pages, python_blocks
 
 from sitebuild.recorded_runs import recorded_functions
 from tutorial_tools import sections
 from tutorial_tools.contents import CHAPTERS
 
 PAGES_WITH_CODE = [p for p in pages() if python_blocks(p)]
-CHAPTER_OF_PAGE = {chapter.page_path[: -len(".md")]: chapter.slug for chapter in CHAPTERS}
+CHAPTER_OF_PAGE = {chapter.page_path: chapter.slug for chapter in CHAPTERS}
 BUILTINS = set(dir(builtins)) | {"__name__", "__file__", "__doc__"}
 
 
 def chapter_of(page) -> str:
-    return CHAPTER_OF_PAGE.get(page.stem, page.stem)
+    return CHAPTER_OF_PAGE.get(page.relative_to(DOCS).as_posix(), page_name(page))
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
+@pytest.mark.parametrize("page", pages(), ids=page_name)
 def test_no_python_is_typed_into_a_page(page):
     typed = {i: b.typed_lines() for i, b in enumerate(python_blocks(page)) if b.typed_lines()}
-    assert typed == {}, f"{page.name}: include code with --8<-- from tutorial_code instead of typing it"
+    assert typed == {}, f"{page_name(page)}: include code with --8<-- from tutorial_code instead of typing it"
 
 
 @pytest.mark.parametrize(
-    "page", [p for p in PAGES_WITH_CODE if any(b.executed for b in python_blocks(p))], ids=lambda p: p.name
+    "page", [p for p in PAGES_WITH_CODE if any(b.executed for b in python_blocks(p))], ids=page_name
 )
 def test_page_runs_every_section_of_its_chapter_script_in_order(page):
-    script = ROOT / "tutorial_code" / "chapters" / f"{chapter_of(page)}.py"
-    assert script.exists(), f"{page.name} executes code but has no chapter script {script.name}"
+    script = ROOT / "docs" / chapter_of(page) / "script.py"
+    assert script.exists(), f"{page_name(page)} executes code but has no chapter script {script.relative_to(ROOT)}"
     in_script = [
         found[1]
         for found in map(sections.marker, script.read_text(encoding="utf-8").splitlines())
@@ -84,12 +84,12 @@ def test_a_pasted_recorded_comparison_is_imported_instead():
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=page_name)
 def test_copying_the_blocks_in_order_gives_a_program_that_prints_the_page(site, page, tmp_path):
     """A reader pastes every block of the page into one file: it runs and prints what the page's chapter
     printed when the site was built (its notebook's outputs). Trainings the build already did are reused, and
     recorded comparisons are read from their record (`with_recorded_runs_imported`)."""
-    program = tmp_path / f"{page.stem}.py"
+    program = tmp_path / f"{page_name(page)}.py"
     code = "\n".join(with_recorded_runs_imported(b.code()) for b in python_blocks(page))
     program.write_text(code, encoding="utf-8")
     result = subprocess.run(
@@ -163,12 +163,12 @@ def unresolved_names(source: str, known: set[str]) -> set[str]:
     return missing - BUILTINS
 
 
-@pytest.mark.parametrize(
-    "page", [p for p in PAGES_WITH_CODE if any(b.shown for b in python_blocks(p))], ids=lambda p: p.name
-)
+@pytest.mark.parametrize("page", [p for p in PAGES_WITH_CODE if any(b.shown for b in python_blocks(p))], ids=page_name)
 def test_every_shown_block_uses_only_names_that_the_blocks_shown_before_it_define(site, page):
     """Copied in order, each block a reader sees works: no function calls a helper the page never shows."""
-    html = site / ("index.html" if page.stem == "index" else f"{page.stem}/index.html")
+    relative = page.relative_to(DOCS)  # masks/index.md is masks/index.html, notebooks.md notebooks/index.html
+    folder = relative.parent if page.name == "index.md" else relative.with_suffix("")
+    html = site / folder / "index.html"
     parser = ShownCode()
     parser.feed(html.read_text(encoding="utf-8"))
     assert parser.blocks, f"no Python block found in {html}"
@@ -180,7 +180,7 @@ def test_every_shown_block_uses_only_names_that_the_blocks_shown_before_it_defin
             problems[f"block {index + 1}: {block.strip().splitlines()[0][:60]}"] = sorted(missing)
         table = symtable.symtable(block, "<block>", "exec")
         known |= {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
-    assert problems == {}, f"{page.name}: names used before any shown block defines them"
+    assert problems == {}, f"{page_name(page)}: names used before any shown block defines them"
     assert parser.bug_solutions == page.read_text(encoding="utf-8").count("**The bug:**")
 
 

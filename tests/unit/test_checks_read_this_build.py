@@ -19,7 +19,7 @@ pytestmark = pytest.mark.unit
 
 @pytest.mark.parametrize("chapter", [chapter.slug for chapter in contents.CHAPTERS])
 def test_no_check_reads_a_recorded_value(chapter):
-    by_section = recorded_names_by_section((ROOT / f"tutorial_code/chapters/{chapter}.py").read_text(encoding="utf-8"))
+    by_section = recorded_names_by_section((ROOT / f"docs/{chapter}/script.py").read_text(encoding="utf-8"))
     offending = []
     for claim in claims_of(chapter):
         read = sorted(set(claim.names) & by_section.get(claim.section, set()))
@@ -104,8 +104,8 @@ def test_every_recorded_run_says_where_it_ran():
 def test_the_pages_that_say_where_the_numbers_come_from_name_both_files(page):
     text = (ROOT / page).read_text(encoding="utf-8")
     if page == "docs/index.md":  # the home page prints its list from the chapter overview
-        assert "## About these numbers" in text and "overview.py:provenance" in text
-        text = (ROOT / "tutorial_code/chapters/overview.py").read_text(encoding="utf-8")
+        assert "## About these numbers" in text and "overview/script.py:provenance" in text
+        text = (ROOT / "docs/overview/script.py").read_text(encoding="utf-8")
     for source in ("recorded-runs.json", "results-cpu.json"):
         assert source in text, f"{page} does not name benchmarks/{source}"
     assert "two exceptions" not in text, f"{page} still counts two exceptions"
@@ -114,7 +114,7 @@ def test_the_pages_that_say_where_the_numbers_come_from_name_both_files(page):
 def test_the_home_page_lists_every_benchmark_run_of_the_results_file():
     results = json.loads((ROOT / "benchmarks/results-cpu.json").read_text(encoding="utf-8"))
     runs = {name for name, value in results.items() if isinstance(value, dict) and "machine" in value}
-    overview = (ROOT / "tutorial_code/chapters/overview.py").read_text(encoding="utf-8")
+    overview = (ROOT / "docs/overview/script.py").read_text(encoding="utf-8")
     assert 'results["machine"]' in overview, "the home page does not list the attention benchmark's machine"
     missing = sorted(run for run in runs if f'"{run}"' not in overview)
     assert missing == [], f"the home page's list of benchmark runs leaves out {missing}"

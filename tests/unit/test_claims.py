@@ -6,6 +6,7 @@ import re
 
 import pytest
 from conftest import ROOT
+from snippets import page_file
 
 from sitebuild.chapters import chapter_scripts, read_notebook
 from sitebuild.claims import CheckInputError, Checks, ClaimError, broken, check, claims_of, run_after
@@ -53,7 +54,7 @@ def timed_names(source: str) -> set[str]:
 
 def page_text(page: str) -> str:
     """A page's Markdown as plain words: emphasis, code marks and links removed, whitespace collapsed."""
-    text = (ROOT / "docs" / f"{page}.md").read_text(encoding="utf-8")
+    text = page_file(page).read_text(encoding="utf-8")
     if page == "troubleshooting":  # the table's Cause and Fix prose is written beside the code that reproduces it
         from tutorial_code.troubleshooting import PROBLEMS
 
@@ -118,7 +119,7 @@ def test_the_chapters_make_claims():
 
 
 def test_no_claim_in_the_code_readers_copy():
-    """Chapter scripts and the package compute and print; the checks live in sitebuild/checks/."""
+    """Chapter scripts and the package compute and print; the checks live in each chapter's checks.py."""
     for path in [*CHAPTERS.values(), *sorted((ROOT / "tutorial_code").rglob("*.py"))]:
         calls = [
             node.lineno
@@ -129,15 +130,16 @@ def test_no_claim_in_the_code_readers_copy():
 
 
 def test_every_checks_module_belongs_to_a_chapter():
-    modules = {path.stem for path in (ROOT / "sitebuild" / "checks").glob("[!_]*.py")}
+    modules = {path.parent.name for path in (ROOT / "docs").glob("*/checks.py")}
     assert modules <= set(CHAPTERS), modules - set(CHAPTERS)
 
 
 @pytest.mark.parametrize(("chapter", "found"), ALL_CLAIMS, ids=[f"{c}: {f.sentence[:40]}" for c, f in ALL_CLAIMS])
 def test_every_claim_sentence_stands_on_its_page_and_follows_a_section_of_its_chapter(chapter, found):
-    assert (ROOT / "docs" / f"{found.page}.md").exists(), f"{chapter}: no page docs/{found.page}.md"
+    page = page_file(found.page).relative_to(ROOT)
+    assert (ROOT / page).exists(), f"{chapter}: no page {page}"
     assert found.sentence.lower() in page_text(found.page).lower(), (
-        f"chapter {chapter} checks the sentence {found.sentence!r}, which docs/{found.page}.md no longer says"
+        f"chapter {chapter} checks the sentence {found.sentence!r}, which {page} no longer says"
     )
     assert found.section in read_notebook(CHAPTERS[chapter]).sections
     assert found.names, f"{found.statement!r} reads no measured value"

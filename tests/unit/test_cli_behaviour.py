@@ -6,7 +6,7 @@ import traceback
 
 import pytest
 
-from tutorial_tools import cli
+from tutorial_tools import cli, contents
 from tutorial_tools.contents import Chapter
 
 CHAPTER = '''"""A chapter for the tests."""
@@ -29,13 +29,13 @@ print(f"seed {SEED}, steps {STEPS}")
 def chapter_dir(tmp_path, monkeypatch):
     """A chapters folder holding one chapter, `test-chapter`, whose last line is `body`."""
 
-    script = tmp_path / "tutorial_code" / "chapters" / "test_chapter.py"
+    script = tmp_path / "docs" / "test_chapter" / "script.py"
     script.parent.mkdir(parents=True)
 
     def write(body: str) -> None:
         script.write_text(CHAPTER.replace("{body}", body), encoding="utf-8")
 
-    monkeypatch.setattr(cli, "ROOT", tmp_path)
+    monkeypatch.setattr(contents, "chapter_folders", lambda: tmp_path / "docs")
     monkeypatch.setattr(cli, "CHAPTERS", (Chapter("test_chapter", "A test chapter", "测试章节", 1),))
     return write
 
@@ -52,7 +52,7 @@ def test_a_traceback_points_at_the_chapter_files_real_line(chapter_dir, options)
     with pytest.raises(ZeroDivisionError) as raised:
         cli.main(["test-chapter", *options])
     last = traceback.extract_tb(raised.value.__traceback__)[-1]
-    assert last.filename.endswith("test_chapter.py")
+    assert last.filename.endswith("test_chapter/script.py")
     assert (
         last.lineno
         == CHAPTER.replace("{body}", "x = 1\ny = x / 0  # the failing line")

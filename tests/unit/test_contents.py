@@ -5,7 +5,7 @@ import re
 
 import pytest
 from conftest import ROOT
-from snippets import folded_blocks, nav_pages
+from snippets import folded_blocks, nav_pages, page_name
 
 from tutorial_tools import contents, sections
 from tutorial_tools.contents import CHAPTERS
@@ -20,7 +20,7 @@ def first_heading(path) -> str:
 
 
 def test_every_chapter_script_is_in_the_table_of_contents_and_every_entry_has_its_script_and_pages():
-    scripts = {path.stem for path in (ROOT / "tutorial_code" / "chapters").glob("*.py")} - {"__init__"}
+    scripts = {path.parent.name for path in DOCS.glob("*/script.py")}
     assert scripts == {chapter.slug for chapter in CHAPTERS}
     for chapter in CHAPTERS:
         assert (DOCS / chapter.page_path).exists()
@@ -41,11 +41,7 @@ def test_the_two_navigations_list_the_same_pages_in_the_same_places_with_chinese
     english = [item for item in contents.navigation("en") if "reference/" not in item.values()]  # English only
     assert shape(contents.navigation("zh")) == shape(english)
     assert all(CJK.search(title) for title in titles(contents.navigation("zh")))
-    assert [page.name for page in nav_pages()][:3] == [
-        "index.md",
-        "why_attention.md",
-        "scaled_dot_product_attention.md",
-    ]
+    assert [page_name(page) for page in nav_pages()][:3] == ["index", "why_attention", "scaled_dot_product_attention"]
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda chapter: chapter.slug)
@@ -65,7 +61,7 @@ def test_each_module_is_listed_under_the_chapter_that_shows_its_code_first():
             for found in filter(None, map(sections.include, block.body)):
                 module = found.path.removeprefix("tutorial_code/").removesuffix(".py")
                 if found.path.startswith("tutorial_code/") and "/" not in module and module != "plots":
-                    first_page.setdefault(module, page.name)
+                    first_page.setdefault(module, str(page.relative_to(DOCS)))
     listed = {module: chapter.page_path for chapter in CHAPTERS for module in chapter.teaches}
     assert listed == first_page
 

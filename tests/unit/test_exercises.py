@@ -194,16 +194,17 @@ def test_an_endless_loop_is_stopped_and_reported(tmp_path):
 
 def test_the_site_build_never_imports_the_grader():
     """Pages show the solutions as included text; no chapter, hook or build module runs a learner's file."""
-    for folder in ("hooks", "sitebuild", "tutorial_code/chapters"):
-        for path in (ROOT / folder).rglob("*.py"):
-            assert "exercises" not in path.read_text(encoding="utf-8"), path
+    paths = [*(ROOT / "hooks").rglob("*.py"), *(ROOT / "sitebuild").rglob("*.py")]
+    paths += [*(ROOT / "docs").glob("*/script.py"), *(ROOT / "docs").glob("*/checks.py")]
+    for path in paths:
+        assert "exercises" not in path.read_text(encoding="utf-8"), path
 
 
 def test_every_exercise_ends_its_chapter_page_with_the_commands_and_a_folded_solution():
     for name, exercise in EXERCISES.items():
-        page = (ROOT / "docs" / f"{exercise.chapter}.md").read_text(encoding="utf-8")
+        page = (ROOT / "docs" / exercise.chapter / "index.md").read_text(encoding="utf-8")
         exercises = page.split("\n## Exercises\n", 1)
-        assert len(exercises) == 2, f"docs/{exercise.chapter}.md has no Exercises section"
+        assert len(exercises) == 2, f"docs/{exercise.chapter}/index.md has no Exercises section"
         entry = exercises[1].split(f"### {exercise.title}\n", 1)[1].split("\n### ", 1)[0]
         assert f"`transformer-tutorial exercise {name}`" in entry and f"`transformer-tutorial check {name}`" in entry
         source = f"tutorial_code/{exercise.module.split('.')[-1]}.py"

@@ -16,7 +16,7 @@ if __name__ == "__main__":  # run as a script: find conftest and snippets as pyt
     sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
 
 import pytest
-from snippets import chapter_pages, folded_blocks, nav_pages, section
+from snippets import chapter_pages, folded_blocks, nav_pages, page_name, section
 
 from tutorial_tools import sections
 
@@ -39,7 +39,7 @@ class Shape:
 
 
 def shape(page: Path) -> Shape:
-    found = Shape(page.stem, figures=len(FIGURE.findall(page.read_text(encoding="utf-8"))))
+    found = Shape(page_name(page), figures=len(FIGURE.findall(page.read_text(encoding="utf-8"))))
     for block, folded in folded_blocks(page):
         if not block.shown:
             continue
@@ -106,7 +106,7 @@ def forward_references(pages: list[Path]) -> list[str]:
             for module, name in sorted(imports(block.code())):
                 first = shown.get((module, name))
                 if module not in ASIDE and first is not None and first > index:
-                    found.append(f"{page.stem} uses {module}.{name}, first shown on {pages[first].stem}")
+                    found.append(f"{page_name(page)} uses {module}.{name}, first shown on {page_name(pages[first])}")
     return sorted(set(found))
 
 
@@ -118,19 +118,19 @@ def test_nothing_is_used_before_the_page_that_shows_it():
     assert forward_references(PAGES) == []
 
 
-@pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.stem)
+@pytest.mark.parametrize("page", CHAPTERS, ids=page_name)
 def test_code_comes_in_lesson_sized_blocks_that_fit_the_column(page):
     found = shape(page)
     assert found.largest_unfolded <= MAX_UNFOLDED, (
-        f"{page.name}: an unfolded block of {found.largest_unfolded} lines; show the computing lines and fold the "
-        "complete version in a `???` box"
+        f"{page_name(page)}: an unfolded block of {found.largest_unfolded} lines; show the computing lines and fold "
+        "the complete version in a `???` box"
     )
-    assert found.long_lines == [], f"{page.name}: shown lines over {MAX_WIDTH} characters: {found.long_lines[:3]}"
+    assert found.long_lines == [], f"{page_name(page)}: shown lines over {MAX_WIDTH} characters: {found.long_lines[:3]}"
 
 
-@pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.stem)
+@pytest.mark.parametrize("page", CHAPTERS, ids=page_name)
 def test_every_chapter_has_a_figure(page):
-    assert shape(page).figures >= 1, f"{page.name} has no figure"
+    assert shape(page).figures >= 1, f"{page_name(page)} has no figure"
 
 
 def test_the_checks_find_a_forward_reference_a_long_block_and_a_folded_one(tmp_path, monkeypatch):
@@ -141,13 +141,13 @@ def test_the_checks_find_a_forward_reference_a_long_block_and_a_folded_one(tmp_p
     module.write_text("# --8<-- [start:thing]\ndef thing():\n    return 1\n# --8<-- [end:thing]\n", encoding="utf-8")
     monkeypatch.setattr(snippets, "ROOT", tmp_path)
     first = tmp_path / "one.md"
-    chapter = tmp_path / "tutorial_code" / "chapters" / "one.py"
-    chapter.parent.mkdir()
+    chapter = tmp_path / "docs" / "one" / "script.py"
+    chapter.parent.mkdir(parents=True)
     chapter.write_text(
         "# --8<-- [start:use]\nfrom tutorial_code.early import thing\n\nx = thing()\n# --8<-- [end:use]\n",
         encoding="utf-8",
     )
-    first.write_text('```python run\n--8<-- "tutorial_code/chapters/one.py:use"\n```\n', encoding="utf-8")
+    first.write_text('```python run\n--8<-- "docs/one/script.py:use"\n```\n', encoding="utf-8")
     second = tmp_path / "two.md"
     long_block = "\n".join(f"y{i} = {i}" for i in range(41))
     second.write_text(

@@ -12,14 +12,14 @@ from sitebuild.kernel import WrongCheckoutError, check_checkout
 PAGE = """# A page
 
 ```python run
---8<-- "tutorial_code/chapters/masks.py:setup"
---8<-- "tutorial_code/chapters/masks.py:padding"
+--8<-- "docs/masks/script.py:setup"
+--8<-- "docs/masks/script.py:padding"
 ```
 
 !!! note
 
     ```python run="markdown"
-    --8<-- "tutorial_code/chapters/masks.py:table"
+    --8<-- "docs/masks/script.py:table"
     ```
 """
 OUTPUTS = {"setup": "", "padding": "tensor([True])\n", "table": "| a |\n|---|\n"}
@@ -27,7 +27,7 @@ OUTPUTS = {"setup": "", "padding": "tensor([True])\n", "table": "| a |\n|---|\n"
 
 def test_a_run_fence_becomes_the_code_and_what_it_printed():
     filled = pages.fill(PAGE, "page.md", lambda chapter, section, prose: OUTPUTS[section])
-    assert '```python\n--8<-- "tutorial_code/chapters/masks.py:setup"\n' in filled
+    assert '```python\n--8<-- "docs/masks/script.py:setup"\n' in filled
     assert "```text\ntensor([True])\n```" in filled
     assert "    | a |\n    |---|\n" in filled and ":table" not in filled  # Markdown, indented in the admonition
     assert "run" not in filled.replace("tutorial_code", "")
@@ -44,7 +44,7 @@ def test_run_fences_are_listed_in_page_order():
     ("page", "message"),
     [
         ("```python run\nprint(1)\n```\n", "holds only include lines of a chapter script"),
-        ('```python run\n--8<-- "tutorial_code/chapters/masks.py:setup"\n', "never closed"),
+        ('```python run\n--8<-- "docs/masks/script.py:setup"\n', "never closed"),
     ],
 )
 def test_a_bad_run_fence_is_explained(page, message):
@@ -59,7 +59,7 @@ def executed(*outputs) -> nbformat.NotebookNode:
 
 
 def chapter(sections=("only",)) -> chapters.ChapterNotebook:
-    return chapters.ChapterNotebook("demo", ROOT / "tutorial_code" / "chapters" / "demo.py", executed(), list(sections))
+    return chapters.ChapterNotebook("demo", ROOT / "docs" / "demo" / "script.py", executed(), list(sections))
 
 
 def test_a_section_keeps_what_it_printed_and_drew():
@@ -90,10 +90,10 @@ def test_a_code_cell_without_exactly_one_section_is_refused(tmp_path):
 
 
 def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
-    for package in ("tutorial_code", "tutorial_tools", "sitebuild"):
-        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
-    script = tmp_path / "tutorial_code" / "chapters" / "positional_encoding.py"
-    masks_chapter = tmp_path / "tutorial_code" / "chapters" / "masks.py"
+    for folder in ("tutorial_code", "tutorial_tools", "sitebuild", "docs/positional_encoding", "docs/masks"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    script = tmp_path / "docs" / "positional_encoding" / "script.py"
+    masks_chapter = tmp_path / "docs" / "masks" / "script.py"
     before = {path: chapters.read_notebook(path).key() for path in (script, masks_chapter)}
     positional = tmp_path / "tutorial_code" / "positional.py"
     positional.write_text(positional.read_text(encoding="utf-8").replace("10000", "5000"), encoding="utf-8")
@@ -105,8 +105,9 @@ def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
     positional.write_text(positional.read_text(encoding="utf-8").replace("5000", "10000"), encoding="utf-8")
     assert chapters.read_notebook(script).key() != prose_only
     assert chapters.read_notebook(script).key() == before[script]  # a Markdown cell edit changes no key
-    for runner in ("kernel.py", "recorded_runs.py", "claims.py", "checks/masks.py"):  # in the chapter's process
-        path = tmp_path / "sitebuild" / runner
+    runners = ("sitebuild/kernel.py", "sitebuild/recorded_runs.py", "sitebuild/claims.py", "docs/masks/checks.py")
+    for runner in runners:  # they run in the chapter's process
+        path = tmp_path / runner
         original = path.read_text(encoding="utf-8")
         path.write_text(original + "\nEDITED = True\n", encoding="utf-8")
         assert chapters.read_notebook(masks_chapter).key() != before[masks_chapter], runner
@@ -141,7 +142,7 @@ def test_another_installed_version_of_a_library_runs_every_chapter_and_training_
 
     from sitebuild import fingerprint, training_cache
 
-    script = ROOT / "tutorial_code" / "chapters" / "masks.py"
+    script = ROOT / "docs" / "masks" / "script.py"
     chapter_before, training_before = chapters.read_notebook(script).key(), training_cache.torch_build()
     installed = importlib.metadata.version
 

@@ -8,6 +8,7 @@ import sys
 import pytest
 import yaml
 from conftest import ROOT
+from snippets import page_name
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import translations  # noqa: E402
@@ -42,21 +43,22 @@ def link_targets(text: str) -> list[str]:
 
 def test_every_english_page_has_a_chinese_edition_and_the_other_way_round():
     assert [chinese(page) for page in ENGLISH if not chinese(page).exists()] == []
-    orphans = [p for p in (ROOT / "docs").glob("*.zh.md") if not p.with_name(p.name[: -len(".zh.md")] + ".md").exists()]
+    written = [*(ROOT / "docs").glob("*.zh.md"), *(ROOT / "docs").glob("*/*.zh.md")]
+    orphans = [p for p in written if not p.with_name(p.name[: -len(".zh.md")] + ".md").exists()]
     assert orphans == []
 
 
-@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=page_name)
 def test_the_chinese_page_translates_the_current_english_page(page):
     recorded = translations.recorded_hash(chinese(page))
     assert recorded == translations.source_hash(page.read_text(encoding="utf-8")), (
-        f"docs/{page.name} changed since {chinese(page).name} was translated: "
+        f"{page.relative_to(ROOT)} changed since {chinese(page).name} was translated: "
         "`python scripts/translations.py` shows the English diff; update the translation, then "
-        f"`python scripts/translations.py stamp {page.stem}`"
+        f"`python scripts/translations.py stamp {page_name(page)}`"
     )
 
 
-@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=page_name)
 def test_the_chinese_page_has_the_same_code_headings_and_links(page):
     english, translated = page.read_text(encoding="utf-8"), chinese(page).read_text(encoding="utf-8")
     assert includes(translated) == includes(english), "the --8<-- lines differ"
@@ -67,7 +69,7 @@ def test_the_chinese_page_has_the_same_code_headings_and_links(page):
     assert len(fences.findall(translated)) == len(fences.findall(english))
 
 
-@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=page_name)
 def test_the_chinese_headings_carry_the_english_anchors(page):
     """Links with an anchor work in both editions, and `stamp` put them there."""
     translated = chinese(page).read_text(encoding="utf-8")
@@ -77,7 +79,7 @@ def test_the_chinese_headings_carry_the_english_anchors(page):
 
 def running_text(page) -> str:
     text = prose(chinese(page).read_text(encoding="utf-8"))
-    if page.stem == "troubleshooting":  # the table's prose comes first, from the YAML
+    if page_name(page) == "troubleshooting":  # the table's prose comes first, from the YAML
         text = with_table_rows(text)
     return text
 
@@ -166,18 +168,18 @@ def _positions(text: str, form: str) -> list[int]:
     return [match.start() for match in re.finditer(re.escape(form), text)]
 
 
-@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=page_name)
 def test_a_glossary_term_gives_its_english_at_its_first_use_and_nowhere_else(page):
     text = glossed_text(chinese(page).read_text(encoding="utf-8"))
-    if page.stem == "troubleshooting":
+    if page_name(page) == "troubleshooting":
         text = with_table_rows(text)
     assert gloss_problems(text) == []
 
 
-@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=page_name)
 def test_each_concept_has_one_chinese_term_and_layernorm_is_code(page):
     text = chinese(page).read_text(encoding="utf-8")
-    if page.stem == "troubleshooting":
+    if page_name(page) == "troubleshooting":
         text += "\n\n" + " ".join(f"{row['title']} {row['cause']} {row['fix']}" for row in TABLE.values())
     assert competing_terms(text) == [], "use the glossary's term (i18n/glossary.yml); `LayerNorm` only in code"
 
@@ -233,7 +235,7 @@ def test_a_competing_term_is_found_in_prose_and_not_in_code(paragraph):
     assert competing_terms(f"`{paragraph}`\n\n```python\nLayerNorm\n```\n") == []
 
 
-@pytest.mark.parametrize("page", ENGLISH, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", ENGLISH, ids=page_name)
 def test_no_paragraph_of_a_chinese_page_is_left_in_english(page):
     english_paragraphs = []
     for paragraph in re.split(r"\n\s*\n", running_text(page)):
