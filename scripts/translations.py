@@ -7,7 +7,7 @@
                                                     for docs/notebooks.md, or --all), and copy the English
                                                     heading anchors onto its headings
     python scripts/translations.py stamp troubleshooting-table
-                                                    the same for i18n/troubleshooting.zh.yml
+                                                    the same for docs/troubleshooting/table.zh.yml
 
 Each Chinese page starts with front matter that names the English version it translates:
 `source_hash`, the first 12 hex digits of the SHA-256 of the English page. A test fails when the
@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-TABLE = ROOT / "i18n" / "troubleshooting.zh.yml"
+TABLE = ROOT / "docs" / "troubleshooting" / "table.zh.yml"
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 HEADING = re.compile(r"^(#{1,6}) (.*?)(?:\s*\{\s*#([\w-]+)\s*\})?\s*$")
 

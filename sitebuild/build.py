@@ -174,7 +174,7 @@ def run_and_publish(state: BuildState, site_url: str) -> set[str]:
             state.generated.append((f"figures/{section_name}.png", section.png))
             if section.svg is not None:  # the Chinese edition's figure: the same drawing, its words in Chinese
                 try:
-                    chinese = editions.figure_in_chinese(section.svg)
+                    chinese = editions.figure_in_chinese(section.svg, name)
                 except editions.Untranslated as error:
                     raise chapter_runs.ChapterError(f"chapter {name!r}, figure {section_name!r}: {error}") from None
                 state.generated.append((f"figures/{editions.CHINESE_FIGURES}/{section_name}.svg", chinese.encode()))

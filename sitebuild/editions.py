@@ -1,7 +1,8 @@
 """What the build adds to a page, in the page's language: the "Run this chapter" box, the notebook list, the
 troubleshooting table's prose, and links from a Chinese page to pages that exist in English only.
 
-The words come from `i18n/strings.yml` and `i18n/troubleshooting.zh.yml`; the chapter list from
+The words come from `i18n/strings.yml` and, for what a chapter prints and draws, from its folder
+(`docs/<chapter>/strings.zh.yml`, the troubleshooting table's `table.zh.yml`); the chapter list from
 `tutorial_tools.contents`.
 """
 
@@ -19,7 +20,7 @@ from tutorial_tools import contents
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = "notebooks"
 NOTEBOOK_LIST = "<!-- chapter notebooks -->"
-TABLE = ROOT / "i18n" / "troubleshooting.zh.yml"
+TABLE = ROOT / "docs" / "troubleshooting" / "table.zh.yml"
 # Links from a Chinese page to a page that only the English pass builds: a notebook or an API page.
 ENGLISH_ONLY = re.compile(r"\]\((?:\.\./)*((?:notebooks|reference)/[\w-]+)\.(?:ipynb|md)(#[\w.-]*)?\)")
 
@@ -96,7 +97,7 @@ def rendered(chapter: str, section: str, data: object, language: str) -> str | N
 
 def troubleshooting_table(data: dict) -> str:
     """The troubleshooting table in Chinese, from the rows the chapter ran: its problem, cause and fix columns
-    from `i18n/troubleshooting.zh.yml`; the symptoms and what the fix gives in Chinese where the site measured
+    from `docs/troubleshooting/table.zh.yml`; the symptoms and what the fix gives in Chinese where the site measured
     them, as printed where PyTorch printed them."""
     prose = yaml.safe_load(TABLE.read_text(encoding="utf-8"))  # keyed by the English title
     lines = [
@@ -116,14 +117,14 @@ def troubleshooting_table(data: dict) -> str:
 
 
 def measured_in_chinese(text: str) -> str:
-    """A troubleshooting cell that the site measured, in Chinese (`troubleshooting:table` in
-    i18n/outputs.zh.yml); an error message PyTorch printed stays as it is."""
+    """A troubleshooting cell that the site measured, in Chinese (`outputs: table` in
+    docs/troubleshooting/strings.zh.yml); an error message PyTorch printed stays as it is."""
     if re.match(r"\w*(Error|Warning)\b", text):
         return text
     return in_chinese("troubleshooting", "table", text)
 
 
-OUTPUTS = ROOT / "i18n" / "outputs.zh.yml"
+STRINGS = "strings.zh.yml"  # in each chapter's folder: what it prints as prose and draws, in Chinese
 PLACEHOLDER = re.compile(r"\{(\w+)(?::(number))?\}")
 # Words a Chinese page may show in a chapter's printed prose: names of things, units and code, not English.
 KEPT_WORDS = {"matmul", "softmax", "autocast", "bfloat16", "float32", "torch", "cpu", "dropout", "eval"}
@@ -132,7 +133,7 @@ CODE_LIKE = re.compile(r"`[^`]*`|\$[^$]*\$|\\\(.*?\\\)|\b[\w.]*[._=()/\[\]][\w.=
 
 
 class Untranslated(ValueError):
-    """A chapter printed prose that `i18n/outputs.zh.yml` does not put in Chinese."""
+    """A chapter printed prose or drew words that its `strings.zh.yml` does not put in Chinese."""
 
 
 def english_words(text: str) -> list[str]:
@@ -170,26 +171,32 @@ def compiled_phrases(phrases: dict[str, str]) -> list[tuple[re.Pattern[str], str
 
 
 @functools.cache
-def output_phrases() -> dict[str, list[tuple[re.Pattern[str], str]]]:
-    """`i18n/outputs.zh.yml` compiled: for each `chapter:section`, its (English pattern, Chinese) pairs."""
-    table = yaml.safe_load(OUTPUTS.read_text(encoding="utf-8")) or {}
-    return {key: compiled_phrases(phrases) for key, phrases in table.items()}
+def chapter_strings(chapter: str) -> dict:
+    """A chapter's `docs/<chapter>/strings.zh.yml`: `outputs` by section, `figures`; empty when it has none."""
+    path = ROOT / "docs" / chapter / STRINGS
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+
+
+@functools.cache
+def output_phrases(chapter: str, section: str) -> list[tuple[re.Pattern[str], str]]:
+    """The (English pattern, Chinese) pairs of what a section prints as prose, from its chapter's strings."""
+    return compiled_phrases((chapter_strings(chapter).get("outputs") or {}).get(section) or {})
 
 
 def in_chinese(chapter: str, section: str, text: str) -> str:
     """What a section printed as Markdown (a table, a sentence), with its English phrases put in Chinese from
-    `i18n/outputs.zh.yml`; the numbers and names stay as printed.
+    `docs/<chapter>/strings.zh.yml`; the numbers and names stay as printed.
 
     Raises:
         Untranslated: If English words are left: the message names the lines to add to the file.
     """
-    for pattern, chinese in output_phrases().get(f"{chapter}:{section}", []):
+    for pattern, chinese in output_phrases(chapter, section):
         text = pattern.sub(chinese, text)
     left = [line for line in text.splitlines() if english_words(line)]
     if left:
         raise Untranslated(
             f"docs/{chapter}/script.py, section {section!r}, printed English that the Chinese page shows "
-            f"as prose; add its phrases under '{chapter}:{section}' in i18n/outputs.zh.yml: {left[:3]}"
+            f"as prose; add its phrases under 'outputs: {section}:' in docs/{chapter}/{STRINGS}: {left[:3]}"
         )
     return text
 
@@ -202,15 +209,18 @@ CJK_FONTS = "'Noto Sans CJK SC', 'Source Han Sans SC', 'WenQuanYi Micro Hei', 'P
 
 
 @functools.cache
-def figure_phrases() -> list[tuple[re.Pattern[str], str]]:
-    """`i18n/figures.zh.yml` compiled like `output_phrases`, each phrase matching a whole text of a figure."""
-    table = yaml.safe_load(FIGURE_WORDS.read_text(encoding="utf-8")) or {}
+def figure_phrases(chapter: str | None = None) -> list[tuple[re.Pattern[str], str]]:
+    """The words several chapters draw (`i18n/figures.zh.yml`) and those of `chapter`'s own figures (`figures` in
+    its strings), compiled like `output_phrases`, each phrase matching a whole text of a figure."""
+    table = dict(yaml.safe_load(FIGURE_WORDS.read_text(encoding="utf-8")) or {})
+    table.update(chapter_strings(chapter).get("figures") or {} if chapter else {})
     return [(re.compile(f"^{pattern.pattern}$"), chinese) for pattern, chinese in compiled_phrases(table)]
 
 
-def figure_in_chinese(svg: str) -> str:
+def figure_in_chinese(svg: str, chapter: str | None = None) -> str:
     r"""A figure drawn as SVG with its words as text (`sitebuild/execute.py`), its words in Chinese from
-    `i18n/figures.zh.yml`, in a font stack that has Chinese glyphs. Numbers, names and formulas stay.
+    `i18n/figures.zh.yml` and `chapter`'s strings, in a font stack that has Chinese glyphs. Numbers, names and
+    formulas stay.
 
     Examples:
         >>> chinese = figure_in_chinese("<text style=\"font-family: 'DejaVu Sans'\" x=\"1\">key 3</text>")
@@ -218,14 +228,14 @@ def figure_in_chinese(svg: str) -> str:
         True
 
     Raises:
-        Untranslated: If a text of the figure has English words that the file does not translate.
+        Untranslated: If a text of the figure has English words that neither file translates.
     """
     left = []
 
     def translate(match: re.Match[str]) -> str:
         opening, text, closing = match.groups()
         english = html.unescape(text)
-        for pattern, chinese in figure_phrases():
+        for pattern, chinese in figure_phrases(chapter):
             if pattern.fullmatch(english):
                 english = pattern.sub(chinese, english)
                 break
@@ -236,7 +246,8 @@ def figure_in_chinese(svg: str) -> str:
 
     chinese = SVG_TEXT.sub(translate, svg)
     if left:
-        raise Untranslated(f"the figure's words {sorted(set(left))} have no Chinese in i18n/figures.zh.yml")
+        where = f"docs/{chapter}/{STRINGS} (under `figures`)" if chapter else "i18n/figures.zh.yml"
+        raise Untranslated(f"the figure's words {sorted(set(left))} have no Chinese: add them to {where}")
     return chinese
 
 

@@ -1,8 +1,6 @@
 """The graded exercises: every reference passes its checks, every starter fails cleanly, planted mistakes
 get their hint, and the learner's code runs in a separate process with a time limit."""
 
-# ruff: noqa: E501 - the table of planted mistakes reads best one mistake per line
-
 import subprocess
 import sys
 
@@ -10,71 +8,10 @@ import pytest
 from conftest import ROOT
 
 from tutorial_tools.exercises import EXERCISES
+from tutorial_tools.exercises.catalogue import PLANTED
 from tutorial_tools.exercises.checks import NOT_IMPLEMENTED
 from tutorial_tools.exercises.grading import grade, grade_in_subprocess, load
 from tutorial_tools.exercises.starter import reference_code, starter_code
-
-# (exercise, text of the reference solution, planted mistake, words of the hint it must get)
-PLANTED = [
-    ("recurrent-by-hand", "h = torch.tanh(x[:, t] @ rnn.weight_ih_l0.T", "h = (x[:, t] @ rnn.weight_ih_l0.T", "tanh"),
-    ("recurrent-by-hand", "h @ rnn.weight_hh_l0.T", "0 * h @ rnn.weight_hh_l0.T", "starts again from zero"),
-    ("self-attention", "self.W_V(x), mask)", "self.W_V(x))", "mask is ignored"),
-    ("scaled-dot-product-attention", "/ math.sqrt(d_k)", "/ d_k", "not by d_k"),
-    ("scaled-dot-product-attention", "weights = torch.softmax(scores, dim=-1)", "weights = torch.softmax(scores, dim=-2)", "dim=-1"),
-    ("scaled-dot-product-attention", 'masked_fill(~mask, float("-inf"))', "masked_fill(~mask, -1e9)", "leaks"),
-    ("scaled-dot-product-attention", "no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)", "no_key = torch.zeros_like(scores[..., :1], dtype=torch.bool)", "NaN"),
-    ("scaled-dot-product-attention", 'masked_fill(~mask, float("-inf"))', 'masked_fill(mask, float("-inf"))', "~mask"),
-    ("causal-mask", ".tril()", ".tril(1)", "t + 1"),
-    ("causal-mask", ".tril()", ".tril(-1)", "diagonal is missing"),
-    ("causal-mask", ".tril()", ".triu()", "upper triangle"),
-    ("padding-mask", "return keep[:, None, None, :]", "return keep", "(B, 1, 1, T)"),
-    ("padding-mask", "positions[None, :] < lengths", "positions[None, :] <= lengths", "<="),
-    ("padding-mask", "return keep[:, None, None, :]", "return ~keep[:, None, None, :]", "flipped"),
-    ("mask-for-pytorch", "return ~mask", "return mask", "'blocked'"),
-    ("split-and-combine-heads", "x.transpose(1, 2).reshape(B, T, h * d_k)", "x.reshape(B, T, h * d_k)", "transpose(1, 2)"),
-    ("multi-head-forward", "return self.W_O(combine_heads(heads)), weights", "return combine_heads(heads), weights", "W_O"),
-    ("multi-head-forward", "self.attend(Q, K, V, mask)", "self.attend(Q, K, V, None)", "mask is ignored"),
-    ("sinusoidal-table", "torch.sin(position * frequency)\n    table[:, 1::2] = torch.cos", "torch.cos(position * frequency)\n    table[:, 1::2] = torch.sin", "swapped"),
-    ("shift-rotation", "torch.sin(k * frequency)", "torch.sin(-k * frequency)", "back"),
-    ("feed-forward", "self.dropout(torch.relu(self.linear1(x)))", "self.dropout(self.linear1(x))", "no activation"),
-    ("encoder-layer", "self.attention(self.norm1(x), mask=mask)", "self.attention(self.norm1(x))", "mask is ignored"),
-    ("encoder-layer", "if self.norm_first:", "if not self.norm_first:", "other order"),
-    ("learning-rate-schedule", "return (step + 1) / warmup_steps", "return step / warmup_steps", "step 0"),
-    ("classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = encoded.mean(dim=1)", "padding"),
-    ("copy-attention-weights", "target.W_Q.weight.copy_(W_Q)", "target.W_Q.weight.copy_(W_Q.T)", ".T"),
-    ("copy-attention-weights", "target.W_Q.weight.copy_(W_Q)", "target.W_Q.weight.copy_(W_K)", "in that order"),
-    ("shift-right", "return torch.cat([start, target[:, :-1]], dim=1)", "return target", "not shifted"),
-    ("decoder-layer", "self.self_attention(x, mask=target_mask)", "self.self_attention(x)", "future"),
-    ("decoder-layer", "self.cross_attention(x, memory, memory, mask=memory_mask)", "self.cross_attention(x, memory, memory)", "memory_mask"),
-    ("beam-search", "candidates = (scores.unsqueeze(-1) + log_p).flatten(1)", "candidates = log_p.flatten(1)", "total so far"),
-    ("beam-search", "logits[:, -1].log_softmax(dim=-1)", "logits[:, -1].softmax(dim=-1)", "log_softmax"),
-    ("beam-search", "source.repeat_interleave(beams, dim=0)", "source.repeat(beams, 1)", "repeat_interleave"),
-    ("beam-search", "return drafts[:, 0, 1:]", "return drafts[:, -1, 1:]", "drafts[:, 0]"),
-    ("beam-search", "candidates.topk(min(beam_width, beams * V), dim=-1)", "candidates.topk(1, dim=-1)", "greedy decoding"),
-    ("unigram-bpc", "log_p = torch.log2(counts / counts.sum())", "log_p = torch.log(counts / counts.sum())", "nats"),
-    ("unigram-bpc", "counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1", "counts = torch.bincount(train_ids, minlength=vocab_size).double()", "add one"),
-    ("bigram-bpc", "counts.sum(dim=1, keepdim=True)", "counts.sum(dim=0, keepdim=True)", "each row"),
-    ("top-p-filter", "ahead = probabilities.cumsum(dim=-1) - probabilities", "ahead = probabilities.cumsum(dim=-1)", "not including it"),
-    ("top-p-filter", "outside = outside.scatter(-1, order, outside)", "outside = outside", "own order"),
-    ("top-p-filter", 'return logits.masked_fill(outside, float("-inf"))', "return logits.masked_fill(outside, 0.0)", "-inf"),
-    ("kv-cache", "allowed = None if n == 1 else", "allowed = None if True else", "given together"),
-    ("kv-cache", "offset = cache.length if position_offset is None", "offset = 0 if position_offset is None", "cache.length"),
-    ("band-mask", "return (distance >= 0) & (distance < window)", "return (distance >= 0) & (distance <= window)", "one key too many"),
-    ("band-mask", "return (distance >= 0) & (distance < window)", "return (distance <= 0) & (distance > -window)", "wrong side"),
-    ("band-mask", "return distance.abs() < window", "return distance.abs() <= window", "one key too many"),
-    ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., -self.window - 1 :, :]", "window + 1"),
-    ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., -self.window + 1 :, :]", "window - 1"),
-    ("sliding-window-cache", "self.keys = key[..., -self.window :, :]", "self.keys = key[..., : self.window, :]", "oldest"),
-    ("rms-norm", "x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).mean()", "last axis only"),
-    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "x * torch.rsqrt(mean_square + self.eps)", "self.weight"),
-    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps)", "x / (mean_square + self.eps)", "root of the mean square"),
-    ("apply-rotary", "turned_a = a * cos - b * sin  # (..., T, d/2)\n    turned_b = b * cos + a * sin", "turned_a = a * cos + b * sin  # (..., T, d/2)\n    turned_b = b * cos - a * sin", "wrong way"),
-    ("apply-rotary", "rotary_angles(T, head_dim, base, offset)", "rotary_angles(T, head_dim, base)", "offset"),
-    ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * F.silu(self.up(x))", "on the gate"),
-    ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "torch.sigmoid(self.gate(x)) * self.up(x)", "GLU's"),
-    ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K.repeat(1, group, 1, 1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat(1, group, 1, 1)", "repeat_interleave"),
-    ("grouped-attention", "scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)", "scaled_dot_product_attention(Q, K, V, None, dropout_p=dropout_p)", "mask is ignored"),
-]  # fmt: skip
 
 # The hint each find-the-bug starter must get, untouched.
 BUG_HINTS = {
@@ -127,6 +64,16 @@ def test_a_planted_mistake_gets_its_hint(name, correct, planted, hint, tmp_path)
     results = graded(code.replace(correct, planted, 1), name, tmp_path)
     hints = [result.hint for result in results if not result.passed]
     assert any(hint in text for text in hints), hints
+
+
+def test_each_chapter_folder_lists_only_its_own_exercises_and_mistakes():
+    from tutorial_tools.exercises.exercise import chapter_module
+
+    for chapter in {exercise.chapter for exercise in EXERCISES.values()}:
+        module = chapter_module(chapter, "exercises")
+        assert {exercise.chapter for exercise in module.EXERCISES} == {chapter}, f"docs/{chapter}/exercises.py"
+        assert {EXERCISES[name].chapter for name, *_ in module.PLANTED} <= {chapter}, f"docs/{chapter}/exercises.py"
+        assert chapter_module(chapter, "graders") is not None, f"docs/{chapter}/ has exercises but no graders.py"
 
 
 def test_every_exercise_with_a_planted_mistake_is_covered():

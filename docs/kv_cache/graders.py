@@ -10,7 +10,7 @@ import torch
 from tutorial_code import language_model
 from tutorial_code.masks import causal_mask
 from tutorial_tools.exercises.checks import Wrong, expect_error
-from tutorial_tools.exercises.graders.common import META, Grader, expect_on_meta, expect_same, perturbed
+from tutorial_tools.exercises.common import META, Grader, expect_on_meta, expect_same, perturbed
 
 WRONG_POSITION = "the new tokens got positions from 0: the first new token's position is cache.length, the number " \
                  "of tokens before it"  # fmt: skip

@@ -11,7 +11,7 @@ import torch
 
 from tutorial_code import digit_model, encoder
 from tutorial_tools.exercises.checks import Wrong, expect_error
-from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, perturbed, shape, twin
+from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, perturbed, shape, twin
 
 # (steps, warmup_steps): the usual run; short runs with one warm-up step, none, nothing but warm-up, and one step
 # after it.

@@ -10,7 +10,7 @@ from tutorial_code import attention
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator, shape, twin
+from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, shape, twin
 
 SAME_PROJECTION = (
     "queries and keys come from the same projection, so the score of t for s equals that of s for t: "

@@ -9,7 +9,7 @@ import torch
 from tutorial_code import local_attention
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_tools.exercises.checks import Wrong, expect_error
-from tutorial_tools.exercises.graders.common import (
+from tutorial_tools.exercises.common import (
     META,
     Grader,
     call_on_copies,

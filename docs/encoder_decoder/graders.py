@@ -13,20 +13,22 @@ from torch import nn
 from tutorial_code import decoder, reverse_task
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_tools.exercises.checks import Wrong
-from tutorial_tools.exercises.graders.common import (
+from tutorial_tools.exercises.common import (
     META,
+    PRE_NORM,
     Grader,
     call_on_copies,
     expect_on_meta,
     expect_same,
+    expect_same_in_training,
     first_output,
     generator,
+    layers,
     perturbed,
     shape,
     twin,
     with_parts,
 )
-from tutorial_tools.exercises.graders.feed_forward_and_norm import PRE_NORM, expect_same_in_training, layers
 
 
 def _check_shift_right(learner: ModuleType) -> None:

@@ -15,7 +15,7 @@ from torch import nn
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator, seeded, shape
+from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, seeded, shape
 
 TOO_SHARP = "your weights are too sharp: did you divide the scores by sqrt(d_k)?"
 BY_D_K = "your weights are too flat: divide the scores by sqrt(d_k), not by d_k"

@@ -11,7 +11,7 @@ from tutorial_code import grouped_query, rms_norm, rotary, swiglu
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.graders.common import (
+from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,

@@ -11,7 +11,7 @@ from torch import nn
 from tutorial_code import masks, multi_head
 from tutorial_code.from_torch import copy_multi_head_attention_weights
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator, shape
+from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, shape
 
 # (d_model, h, bias): the usual module; another width, and one without biases.
 COPY_SIZES = [(8, 2, True), (12, 3, True), (6, 3, False)]

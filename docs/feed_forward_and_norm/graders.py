@@ -1,11 +1,7 @@
-"""Chapter "Feed-forward, residuals and LayerNorm": the feed-forward network and the encoder layer.
-
-`layers` and `PRE_NORM` serve the decoder layer's grader too.
-"""
+"""Chapter "Feed-forward, residuals and LayerNorm": the feed-forward network and the encoder layer."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from types import ModuleType
 
@@ -14,12 +10,15 @@ from torch import nn
 
 from tutorial_code import encoder, feed_forward
 from tutorial_code.masks import causal_mask, padding_mask
-from tutorial_tools.exercises.graders.common import (
+from tutorial_tools.exercises.common import (
+    PRE_NORM,
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_in_training,
     first_output,
     generator,
+    layers,
     perturbed,
     seeded,
     shape,
@@ -81,33 +80,10 @@ FEED_FORWARD: Grader = [
     ("dropout on the hidden features, in training", _check_feed_forward_dropout),
 ]
 
-PRE_NORM = (
-    "you built the other order: norm_first=True normalizes each sub-layer's input and adds its output to x "
-    "untouched, x + attention(norm1(x)); norm_first=False normalizes after the sum, norm1(x + attention(x))"
-)
 DROPOUT_ON_X = (
     "with both sub-layers outputting zeros, a training-mode pass zeroed or scaled parts of x itself: Dropout is "
     "applied to the residual stream. Drop only what a sub-layer adds: x + dropout(sublayer(x))"
 )
-NOT_IN_TRAINING = (
-    "your output in training is what the layer gives without its own Dropouts: drop what each sub-layer adds, "
-    "x + self.dropout1(attended), and the same with the next Dropout for each later sub-layer"
-)
-
-
-def layers(learner_class: type[nn.Module], reference_class: type[nn.Module], sizes: tuple, norm_first: bool,
-           dropout: float = 0.0, seed: int = 0) -> tuple[nn.Module, nn.Module, nn.Module]:  # fmt: skip
-    """`(reference, learner's twin, the reference's weights in the other norm order)`.
-
-    The reference's parameters are perturbed, so that its LayerNorms differ from each other; the layers are
-    in training mode when `dropout` is set, in eval mode otherwise.
-    """
-    torch.manual_seed(seed)
-    training = dropout > 0
-    reference = perturbed(reference_class(*sizes, dropout=dropout, norm_first=norm_first), seed).train(training)
-    other = reference_class(*sizes, dropout=dropout, norm_first=not norm_first).train(training)
-    other.load_state_dict(reference.state_dict())
-    return reference, twin(learner_class, reference, *sizes, dropout=dropout, norm_first=norm_first), other
 
 
 def _encoder_cases() -> list[tuple[tuple, torch.Tensor, torch.Tensor]]:
@@ -141,23 +117,6 @@ def _check_encoder_layer(learner: ModuleType, norm_first: bool) -> None:
         what = f"x of shape {shape(x)}, a mask of shape {shape(mask)}, norm_first={norm_first}"
         expect_same(output, expected, f"the output for {what}", partial(_encoder_mistakes, reference, other, x, mask))
         expect_same(weights, expected_weights, f"the attention weights for {what}")
-
-
-def expect_same_in_training(
-    reference: nn.Module, ours: nn.Module, run: Callable[[nn.Module], torch.Tensor], what: str, dropouts: tuple
-) -> None:
-    """`run(ours)` against `run(reference)`, both in training and under the same seed.
-
-    The hint names the layer's own Dropouts (`dropouts`, the attributes that drop what a sub-layer adds)
-    when the learner's output is the reference's without them: attention and feed-forward still drop inside.
-    """
-    expected, got = seeded(lambda: run(reference)), seeded(lambda: run(ours))
-
-    def mistakes() -> list:
-        without = with_parts(reference, **dict.fromkeys(dropouts, nn.Identity()))
-        return [(seeded(lambda: run(without)), NOT_IN_TRAINING)]
-
-    expect_same(got, expected, what, mistakes)
 
 
 def _check_encoder_dropout(learner: ModuleType) -> None:

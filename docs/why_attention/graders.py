@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator, shape
+from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, shape
 
 # (B, T, d_in, d_hidden): a batch of three, and a batch of one with an odd length and other widths
 SIZES = [(3, 7, 4, 6), (1, 5, 3, 5)]

@@ -10,7 +10,7 @@ import torch
 
 from tutorial_code import language_model
 from tutorial_tools.exercises.checks import Wrong
-from tutorial_tools.exercises.graders.common import Grader, call_on_copies, expect_same, generator, shape
+from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, shape
 
 NATS = "that is in nats: divide by ln 2 (or use log2) to count bits"
 UNSMOOTHED = "a character the training text never shows got probability 0 (infinite bits): add one to every count"

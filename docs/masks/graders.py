@@ -8,13 +8,14 @@ import torch
 
 from tutorial_code import masks
 from tutorial_tools.exercises.checks import Wrong, expect_error
-from tutorial_tools.exercises.graders.common import (
+from tutorial_tools.exercises.common import (
     META,
     Grader,
     call_on_copies,
     expect_kind,
     expect_same,
 )
+from tutorial_tools.exercises.exercise import chapter_module
 
 # 1 and 2 are the edge cases; 9 and 12 are longer than a mask written out by hand for the usual length 8.
 CAUSAL_LENGTHS = (5, 1, 2, 7, 9, 12)
@@ -93,3 +94,6 @@ def _check_padding_errors(learner: ModuleType) -> None:
 
 
 PADDING_MASK: Grader = [("padding_mask", _check_padding), ("clear errors for bad lengths", _check_padding_errors)]
+
+# "A mask read backwards" repairs chapter 2's attention, so chapter 2's checks grade it.
+ATTENTION: Grader = chapter_module("scaled_dot_product_attention", "graders").ATTENTION

@@ -175,3 +175,46 @@ def seeded(run: Callable[[], T], seed: int = 0) -> T:
     torch.manual_seed(seed)
     with torch.no_grad():
         return run()
+
+
+# The layers' graders: the encoder layer's (chapter 7) and the decoder layer's (chapter 10).
+PRE_NORM = (
+    "you built the other order: norm_first=True normalizes each sub-layer's input and adds its output to x "
+    "untouched, x + attention(norm1(x)); norm_first=False normalizes after the sum, norm1(x + attention(x))"
+)
+NOT_IN_TRAINING = (
+    "your output in training is what the layer gives without its own Dropouts: drop what each sub-layer adds, "
+    "x + self.dropout1(attended), and the same with the next Dropout for each later sub-layer"
+)
+
+
+def layers(learner_class: type[nn.Module], reference_class: type[nn.Module], sizes: tuple, norm_first: bool,
+           dropout: float = 0.0, seed: int = 0) -> tuple[nn.Module, nn.Module, nn.Module]:  # fmt: skip
+    """`(reference, learner's twin, the reference's weights in the other norm order)`.
+
+    The reference's parameters are perturbed, so that its LayerNorms differ from each other; the layers are
+    in training mode when `dropout` is set, in eval mode otherwise.
+    """
+    torch.manual_seed(seed)
+    training = dropout > 0
+    reference = perturbed(reference_class(*sizes, dropout=dropout, norm_first=norm_first), seed).train(training)
+    other = reference_class(*sizes, dropout=dropout, norm_first=not norm_first).train(training)
+    other.load_state_dict(reference.state_dict())
+    return reference, twin(learner_class, reference, *sizes, dropout=dropout, norm_first=norm_first), other
+
+
+def expect_same_in_training(
+    reference: nn.Module, ours: nn.Module, run: Callable[[nn.Module], torch.Tensor], what: str, dropouts: tuple
+) -> None:
+    """`run(ours)` against `run(reference)`, both in training and under the same seed.
+
+    The hint names the layer's own Dropouts (`dropouts`, the attributes that drop what a sub-layer adds)
+    when the learner's output is the reference's without them: attention and feed-forward still drop inside.
+    """
+    expected, got = seeded(lambda: run(reference)), seeded(lambda: run(ours))
+
+    def mistakes() -> list:
+        without = with_parts(reference, **dict.fromkeys(dropouts, nn.Identity()))
+        return [(seeded(lambda: run(without)), NOT_IN_TRAINING)]
+
+    expect_same(got, expected, what, mistakes)

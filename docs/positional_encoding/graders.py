@@ -9,7 +9,7 @@ import torch
 
 from tutorial_code import positional
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.graders.common import Grader, expect_same
+from tutorial_tools.exercises.common import Grader, expect_same
 
 # (max_len, d_model): the usual table; a short one whose d_model / 2 is odd; a single position; a single pair.
 TABLE_SIZES = [(50, 16), (7, 6), (1, 10), (9, 2)]

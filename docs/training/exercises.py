@@ -1,0 +1,38 @@
+"""The exercises that end the chapter "The complete model, trained": what the learner writes or repairs (graded by
+`graders.py` beside this file), and mistakes planted in each reference, with the words of the hint the
+grader must give (tests/unit/test_exercises.py)."""
+
+# ruff: noqa: E501 - the planted mistakes read best one per line
+
+from tutorial_tools.exercises.exercise import Exercise
+
+EXERCISES = [
+    Exercise(
+        "learning-rate-schedule",
+        "training",
+        "Implement the learning-rate schedules",
+        "Return the factor of the base learning rate at a step: linear warm-up, then constant, inverse square "
+        "root or cosine.",
+        "tutorial_code.digit_model",
+        ("schedule",),
+        "SCHEDULE",
+        write=("learning_rate_factor",),
+        imports="import math\n",
+    ),
+    Exercise(
+        "classifier-pooling",
+        "training",
+        "Implement EncoderClassifier.forward",
+        "Encode the tokens, average each sequence's vectors over its real tokens only, and map the mean to logits.",
+        "tutorial_code.encoder",
+        ("classifier",),
+        "CLASSIFIER",
+        write=("EncoderClassifier.forward",),
+        imports="import torch\nfrom torch import nn\n\nfrom tutorial_code.encoder import Encoder\n",
+    ),
+]
+
+PLANTED = [  # (exercise, text of the reference solution, planted mistake, words of the hint it must get)
+    ("learning-rate-schedule", "return (step + 1) / warmup_steps", "return step / warmup_steps", "step 0"),
+    ("classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = encoded.mean(dim=1)", "padding"),
+]  # fmt: skip

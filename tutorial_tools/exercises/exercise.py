@@ -1,0 +1,71 @@
+"""One graded exercise, as a chapter's `exercises.py` describes it, and the loading of a chapter's files."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import sys
+from dataclasses import dataclass
+from types import ModuleType
+
+from tutorial_tools import contents
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One graded exercise.
+
+    Attributes:
+        name: The command's name, `transformer-tutorial exercise NAME`.
+        chapter: The chapter it ends; its folder `docs/<chapter>/` holds the entry and the grader.
+        title: What to do, in a few words.
+        task: The task in one or two sentences, for the starter's header.
+        module: The `tutorial_code` module that holds the reference.
+        sections: The named sections of `module` that make the starter and the page's solution.
+        grader: The name of its checks in the chapter's `graders.py`, imported only to grade
+            (so that writing a starter does not import torch).
+        write: The functions or methods ("Class.method") whose bodies the learner writes.
+        bug: For a find-the-bug exercise, `(correct text, planted text)`.
+        imports: The starter's imports, when the module's `imports` section holds more than it needs.
+    """
+
+    name: str
+    chapter: str
+    title: str
+    task: str
+    module: str
+    sections: tuple[str, ...]
+    grader: str
+    write: tuple[str, ...] = ()
+    bug: tuple[str, str] | None = None
+    imports: str | None = None
+
+    @property
+    def file_name(self) -> str:
+        """The learner's file, in the current directory."""
+        return self.name.replace("-", "_") + ".py"
+
+    @property
+    def checks(self) -> list:
+        """The `(name, check)` pairs that grade it."""
+        return getattr(chapter_module(self.chapter, "graders"), self.grader)
+
+    @property
+    def kind(self) -> str:
+        return "find the bug" if self.bug else "implement"
+
+
+@functools.cache
+def chapter_module(chapter: str, name: str) -> ModuleType | None:
+    """The module `name` of a chapter's folder (`exercises`, `graders`), or None when the folder has none.
+
+    Loaded from its file, in a checkout or where the package is installed (`tutorial_chapters`)."""
+    path = contents.by_slug()[chapter].file(f"{name}.py")
+    if not path.is_file():
+        return None
+    qualified = f"tutorial_chapters.{chapter}.{name}"
+    spec = importlib.util.spec_from_file_location(qualified, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[qualified] = module  # before it runs: dataclasses and pickling look a module up by name
+    spec.loader.exec_module(module)
+    return module
