@@ -37,6 +37,8 @@ from sitebuild import build, editions, pages, plugin_fixes, search_words  # noqa
 from sitebuild.build import BuildState  # noqa: E402
 from sitebuild.chapters import ChapterError  # noqa: E402
 from tutorial_tools import contents  # noqa: E402
+from tutorial_tools.exercises import EXERCISES  # noqa: E402
+from tutorial_tools.exercises.starter import fix_diff  # noqa: E402
 
 log = get_plugin_logger(__name__)
 state = BuildState()  # made afresh when each build starts
@@ -111,6 +113,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
             lambda chapter, section, prose: state.output_of(chapter, section, edition, prose),
             lambda chapter, section: state.recorded_note(chapter, section, edition),
         )
+        markdown = pages.fill_fixes(markdown, uri, lambda name: fix_diff(EXERCISES[name]))
     except pages.PageError as error:
         raise PluginError(f"{uri}: {error}") from error
     if uri == "notebooks.md":
@@ -137,7 +140,9 @@ def edit_link_and_search(context: dict, page: Page, config: MkDocsConfig, nav) -
         page.meta["search"] = {"exclude": True}
         source = f"docs/{Path(page.file.src_uri).stem}/script.py"
     elif page.file.src_uri.startswith("reference/") and page.file.src_uri != "reference/SUMMARY.md":
-        source = f"tutorial_code/{Path(page.file.src_uri).stem}.py"  # an API page is edited in its module
+        source = (
+            f"tutorial_code/{Path(page.file.src_uri).stem.replace('.', '/')}.py"  # an API page is edited in its module
+        )
     if source and config.repo_url:
         branch = (config.edit_uri or "edit/main/").strip("/").split("/")[:2]
         page.edit_url = f"{config.repo_url.rstrip('/')}/{'/'.join(branch)}/{source}"

@@ -20,8 +20,11 @@ REFERENCE = ROOT / "docs" / "reference"
 
 
 def modules() -> list[str]:
-    names = (path.stem for path in sorted((ROOT / "tutorial_code").glob("*.py")))
-    return [name for name in names if not name.startswith("_")]
+    """Every public module, a subpackage's as `package.module` (the page `diagrams.plots.md`)."""
+    package = ROOT / "tutorial_code"
+    paths = sorted(package.glob("*.py")) + sorted(package.glob("*/*.py"))
+    names = (".".join(path.relative_to(package).with_suffix("").parts) for path in paths)
+    return [name for name in names if not name.split(".")[-1].startswith("_")]
 
 
 def wanted_pages() -> dict[str, str]:

@@ -203,7 +203,7 @@ def stale_outputs(state: BuildState, documentation: list[tuple[str, str, str]], 
             continue
         sources = [Path(source)]
         if uri.startswith("reference/"):
-            sources.append(ROOT / "tutorial_code" / f"{Path(uri).stem}.py")
+            sources.append(ROOT / "tutorial_code" / f"{Path(uri).stem.replace('.', '/')}.py")
         else:
             sources += [ROOT / found.path for found in includes(sources[0].read_text(encoding="utf-8"))]
         newest = max((path.stat().st_mtime for path in sources if path.exists()), default=0)

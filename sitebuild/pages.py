@@ -11,6 +11,7 @@ pymdownx.snippets fills in) followed by a `text` fence with what the section pri
 the chapter ran. `run="markdown"` shows no code and inserts what the section printed as
 Markdown (a sentence with a measured number, a table); a section that only draws a
 figure inserts nothing. `run="code+markdown"` shows the code, then its output as Markdown.
+An empty `diff fix="NAME"` fence becomes the repair of the find-the-bug exercise NAME.
 Outputs come from the chapter's one execution
 ([`sitebuild.chapters`][sitebuild.chapters]); no page runs code itself.
 """
@@ -91,6 +92,26 @@ def fill(
             pieces.append("\n" + _indented(notes, indent) + "\n")
     pieces.append("".join(lines[done:]))
     return "".join(pieces)
+
+
+FIX_FENCE = re.compile(
+    r'^(?P<indent>[ \t]*)(?P<fence>`{3,})diff[ \t]+fix="(?P<name>[\w-]+)"[ \t]*\n(?P=indent)(?P=fence)[ \t]*$', re.M
+)
+
+
+def fill_fixes(markdown: str, page: str, diff_of: Callable[[str], str]) -> str:
+    """Replace every empty `diff fix="NAME"` fence by the repair of the find-the-bug exercise NAME, as a diff
+    (`diff_of(name)`): a solution shows the lines it changes, not the whole function again."""
+
+    def filled(match: re.Match) -> str:
+        try:
+            diff = diff_of(match["name"])
+        except (KeyError, LookupError, ValueError) as error:
+            raise PageError(f'{page}: the fence `diff fix="{match["name"]}"`: {error}') from error
+        indent, fence = match["indent"], match["fence"]
+        return f"{indent}{fence}diff\n" + _indented(diff, indent) + f"{indent}{fence}"
+
+    return FIX_FENCE.sub(filled, markdown)
 
 
 def _indented(text: str, indent: str) -> str:

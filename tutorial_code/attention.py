@@ -1,12 +1,7 @@
 """Scaled dot-product attention, and single-head self-attention built on it.
 
-Shape letters used here and on every page: B = batch size, T = sequence length
-(T_q queries, T_k keys), d_model = width of a token vector, d_k = width of a
-query or key, d_v = width of a value. Extra leading axes (such as the heads
-axis h) pass through unchanged.
-
-Masks follow the site's convention: boolean, `True` = may attend
-(see [`tutorial_code.masks`][tutorial_code.masks]).
+Shapes: B batch size, T sequence length (T_q queries, T_k keys), d_k the
+width of a query or key, d_v of a value; extra leading axes pass through.
 """
 
 # --8<-- [start:imports]
@@ -21,11 +16,14 @@ from tutorial_code.validation import check_float_tensors, check_width
 
 
 # --8<-- [start:checks]
-def _check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+def _check_qkv(
+    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+) -> None:
     check_float_tensors(query=query, key=key, value=value)
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise ValueError(
-            "query, key and value need at least 2 dimensions (..., T, d), got shapes "
+            "query, key and value need at least 2 dimensions (..., T, d), "
+            "got shapes "
             f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
         )
     if query.size(-1) != key.size(-1):
@@ -43,7 +41,9 @@ def _check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> N
 
 def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
     if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+        raise TypeError(
+            f"mask must be a torch.Tensor, got {type(mask).__name__}"
+        )
     if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
         raise TypeError(
             "mask must be boolean (True = may attend) or floating point "
@@ -56,8 +56,9 @@ def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
         broadcast = None
     if broadcast != scores_shape:
         raise ValueError(
-            f"mask of shape {tuple(mask.shape)} cannot broadcast to the attention "
-            f"scores of shape {tuple(scores_shape)}; a padding mask should be "
+            f"mask of shape {tuple(mask.shape)} cannot broadcast to the "
+            f"attention scores of shape {tuple(scores_shape)}; "
+            "a padding mask should be "
             "(B, 1, 1, T) with a heads axis or (B, 1, T) without one, "
             "a causal mask (T, T)"
         )
@@ -76,38 +77,17 @@ def scaled_dot_product_attention(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Attend from each query to all keys and return the weighted sum of values.
 
-    Computes `softmax(query @ key^T / sqrt(d_k) + mask) @ value`.
+    Computes `softmax(query @ key^T / sqrt(d_k) + mask) @ value` for a query
+    (..., T_q, d_k), key (..., T_k, d_k) and value (..., T_k, d_v).
 
     Args:
-        query: Queries, shape (..., T_q, d_k).
-        key: Keys, shape (..., T_k, d_k).
-        value: Values, shape (..., T_k, d_v).
-        mask: Optional. A boolean mask (`True` = may attend) or a float mask that is
-            added to the scores, broadcastable to (..., T_q, T_k). Defaults to None.
-        dropout_p: Probability of zeroing each attention weight (the rest are scaled
-            by 1 / (1 - dropout_p)), as in PyTorch's function. Pass 0.0 at inference.
-            Defaults to 0.0.
+        mask: Boolean (`True` = may attend) or float (added to the scores),
+            broadcastable to (..., T_q, T_k).
+        dropout_p: Probability of zeroing each weight; 0.0 at inference.
 
     Returns:
-        A pair `(output, weights)`: `output` of shape (..., T_q, d_v) and the
-        attention `weights` of shape (..., T_q, T_k). Each row of `weights` sums
-        to 1, except a row whose keys are all masked: its weights and its output
-        are all zeros (the same result as
-        `torch.nn.functional.scaled_dot_product_attention`), never NaN.
-
-    Raises:
-        TypeError: If `query`, `key` and `value` are not floating-point tensors of
-            one dtype, or `mask` is neither boolean nor floating point.
-        ValueError: If the shapes of `query`, `key` and `value` do not fit together,
-            or `mask` cannot broadcast to (..., T_q, T_k).
-
-    Shape:
-        - query: (..., T_q, d_k)
-        - key: (..., T_k, d_k)
-        - value: (..., T_k, d_v)
-        - mask: broadcastable to (..., T_q, T_k)
-        - output: (..., T_q, d_v)
-        - weights: (..., T_q, T_k)
+        `(output, weights)`: (..., T_q, d_v) and (..., T_q, T_k). A row whose
+        keys are all masked gets zero weights and a zero output, not NaN.
 
     Examples:
         >>> q = k = v = torch.eye(2).unsqueeze(0)  # (B=1, T=2, d_k=2)
@@ -126,9 +106,11 @@ def scaled_dot_product_attention(
             scores = scores.masked_fill(~mask, float("-inf"))
         else:
             scores = scores + mask
-        # A row with every key blocked is all -inf, and softmax would make it NaN
-        # (0 / 0). Define it as "attend to nothing": zero weights, zero output.
-        no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)  # (..., T_q, 1)
+        # A row with every key blocked is all -inf, and softmax would make it
+        # NaN (0 / 0). Define it as "attend to nothing": zero weights, zero
+        # output.
+        # (..., T_q, 1)
+        no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)
         scores = scores.masked_fill(no_key, 0.0)
     weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
     if mask is not None:
@@ -144,20 +126,9 @@ def scaled_dot_product_attention(
 
 # --8<-- [start:self_attention]
 class SelfAttention(nn.Module):
-    """Single-head self-attention: queries, keys and values all come from `x`.
+    """Single-head self-attention: queries, keys and values come from `x`.
 
-    Three learned projections turn each token vector into a query ("what am I
-    looking for"), a key ("what do I contain") and a value ("what do I pass on").
-
-    Args:
-        d_model: Width of the input token vectors.
-        d_k: Width of queries, keys and values. Defaults to `d_model`.
-
-    Shape:
-        - x: (B, T, d_model)
-        - mask: broadcastable to (B, T, T)
-        - output: (B, T, d_k)
-        - weights: (B, T, T)
+    `d_k`, the width of queries, keys and values, defaults to `d_model`.
 
     Examples:
         >>> attention = SelfAttention(d_model=8, d_k=4)
@@ -175,13 +146,13 @@ class SelfAttention(nn.Module):
         self.W_V = nn.Linear(d_model, d_k, bias=False)
 
     def forward(
-        self,
-        x: torch.Tensor,
-        mask: torch.Tensor | None = None,
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return `(output, weights)` for the token vectors `x` (B, T, d_model)."""
+        """Return `(output, weights)` for token vectors `x` (B, T, d_model)."""
         check_width(x, self.d_model)
-        return scaled_dot_product_attention(self.W_Q(x), self.W_K(x), self.W_V(x), mask)
+        return scaled_dot_product_attention(
+            self.W_Q(x), self.W_K(x), self.W_V(x), mask
+        )
 
 
 # --8<-- [end:self_attention]

@@ -1,8 +1,4 @@
-"""The position-wise feed-forward network of a Transformer layer.
-
-Shape letters: B = batch size, T = sequence length, d_model = width of a token
-vector, d_ff = width of the hidden layer (4 * d_model in the paper).
-"""
+"""The position-wise feed-forward network of a Transformer layer."""
 
 # --8<-- [start:imports]
 import torch
@@ -15,19 +11,10 @@ from tutorial_code.validation import check_width
 
 # --8<-- [start:feed_forward]
 class FeedForward(nn.Module):
-    """Two linear layers with a ReLU between, applied to every position alone.
+    """Two linear layers with a ReLU between, applied to each position alone.
 
-    Attention mixes information across positions; this network then transforms
-    each token vector on its own, with the same weights at every position.
-
-    Args:
-        d_model: Width of the token vectors.
-        d_ff: Width of the hidden layer.
-        dropout: Dropout probability after the ReLU. Defaults to 0.0.
-
-    Shape:
-        - x: (B, T, d_model)
-        - output: (B, T, d_model)
+    Maps (B, T, d_model) to (B, T, d_model) through a hidden width `d_ff`
+    (4 * d_model in the paper); `dropout` is applied after the ReLU.
 
     Examples:
         >>> FeedForward(d_model=8, d_ff=32)(torch.randn(2, 5, 8)).shape

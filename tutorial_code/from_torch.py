@@ -1,9 +1,7 @@
-"""Copy weights from PyTorch's built-in modules into this tutorial's, to compare outputs.
+"""Copy weights from PyTorch's built-in modules into the tutorial's, to compare.
 
-If your hand-written module gives the same output as PyTorch's own after both
-hold the same weights, the two compute the same function. These helpers do the
-copying; [the chapter on checking against PyTorch](../checking_against_pytorch/index.md)
-shows the comparison.
+Once both hold the same weights, equal outputs mean the hand-written module and
+PyTorch's compute the same function.
 """
 
 # --8<-- [start:imports]
@@ -20,31 +18,30 @@ from tutorial_code.validation import (
 
 # --8<-- [end:imports]
 # isort: split
-from tutorial_code.decoder import DecoderLayer, Transformer  # chapter 10 shows them first
+# chapter 10 shows them first
+from tutorial_code.decoder import DecoderLayer, Transformer
 
 
 # --8<-- [start:multi_head_attention_from_torch]
 def multi_head_attention_from_torch(
     torch_attention: nn.MultiheadAttention,
 ) -> MultiHeadAttention:
-    """A [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] holding the
-    weights of `torch_attention`.
+    """A `MultiHeadAttention` holding the weights of `torch_attention`.
 
     `nn.MultiheadAttention` stores W_Q, W_K and W_V stacked in one
-    `in_proj_weight` of shape (3 * d_model, d_model), and W_O as `out_proj`.
+    `in_proj_weight` (3 * d_model, d_model), and W_O as `out_proj`.
 
     Args:
-        torch_attention: An `nn.MultiheadAttention` with `batch_first=True`, with
-            or without biases; `kdim`, `vdim`, `add_bias_kv` and `add_zero_attn`
-            left at their defaults.
+        torch_attention: Built with `batch_first=True`, with or without biases;
+            `kdim`, `vdim`, `add_bias_kv` and `add_zero_attn` left at their
+            defaults.
 
     Returns:
-        A new module in the same training mode whose forward gives the same output.
+        A new module, in the same training mode, that gives the same output.
 
     Raises:
         TypeError: If `torch_attention` is not an `nn.MultiheadAttention`.
-        ValueError: If it uses an option this module does not have; the message
-            names it.
+        ValueError: If it uses an option this module lacks (named in the error).
 
     Examples:
         >>> theirs = nn.MultiheadAttention(16, 4, batch_first=True)
@@ -66,17 +63,12 @@ def multi_head_attention_from_torch(
 
 
 def copy_multi_head_attention_weights(
-    source: nn.MultiheadAttention,
-    target: MultiHeadAttention,
+    source: nn.MultiheadAttention, target: MultiHeadAttention
 ) -> None:
-    """Copy the weights of `source` into `target` in place.
-
-    Args:
-        source: The PyTorch module to read.
-        target: The tutorial's module to overwrite; same d_model and biases.
-    """
+    """Copy the weights of `source` into `target` (same d_model and biases)."""
     with torch.no_grad():
-        W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)  # each (d_model, d_model)
+        # each (d_model, d_model)
+        W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)
         target.W_Q.weight.copy_(W_Q)
         target.W_K.weight.copy_(W_K)
         target.W_V.weight.copy_(W_V)
@@ -94,35 +86,38 @@ def copy_multi_head_attention_weights(
 
 # --8<-- [start:encoder_layer_from_torch]
 def _copy_feed_forward_and_norms(
-    torch_layer: nn.Module,
-    ours: nn.Module,
-    norms: tuple[str, ...],
+    torch_layer: nn.Module, ours: nn.Module, norms: tuple[str, ...]
 ) -> None:
-    """Copy PyTorch's linear1/linear2 into `ours.feed_forward`, and each named LayerNorm
-    with its eps."""
+    """Copy linear1, linear2 to `ours.feed_forward` and the named LayerNorms."""
     ours.feed_forward.load_state_dict(
         {"linear1." + k: v for k, v in torch_layer.linear1.state_dict().items()}
-        | {"linear2." + k: v for k, v in torch_layer.linear2.state_dict().items()}
+        | {
+            "linear2." + k: v
+            for k, v in torch_layer.linear2.state_dict().items()
+        }
     )
     for name in norms:
-        getattr(ours, name).load_state_dict(getattr(torch_layer, name).state_dict())
+        getattr(ours, name).load_state_dict(
+            getattr(torch_layer, name).state_dict()
+        )
         getattr(ours, name).eps = getattr(torch_layer, name).eps
 
 
-def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
-    """Build an [`EncoderLayer`][tutorial_code.encoder.EncoderLayer] with the weights of
-    `torch_layer`.
+def encoder_layer_from_torch(
+    torch_layer: nn.TransformerEncoderLayer,
+) -> EncoderLayer:
+    """An `EncoderLayer` holding the weights of `torch_layer`.
 
     Args:
-        torch_layer: A PyTorch encoder layer with `batch_first=True`, ReLU activation
-            and biases (PyTorch's defaults, apart from `batch_first`).
+        torch_layer: Built with `batch_first=True`, ReLU and biases (PyTorch's
+            defaults, apart from `batch_first`).
 
     Returns:
-        A new layer in the same training mode whose forward gives the same output.
+        A new layer, in the same training mode, that gives the same output.
 
     Raises:
         TypeError: If `torch_layer` is not an `nn.TransformerEncoderLayer`.
-        ValueError: If it is not batch-first, does not use ReLU or has no biases.
+        ValueError: If it is not batch-first, without ReLU or without biases.
 
     Examples:
         >>> theirs = nn.TransformerEncoderLayer(
@@ -151,22 +146,22 @@ def encoder_layer_from_torch(torch_layer: nn.TransformerEncoderLayer) -> Encoder
 
 
 # --8<-- [start:decoder_from_torch]
-def decoder_layer_from_torch(torch_layer: nn.TransformerDecoderLayer) -> DecoderLayer:
-    """Build a [`DecoderLayer`][tutorial_code.decoder.DecoderLayer] with the weights of `torch_layer`.
+def decoder_layer_from_torch(
+    torch_layer: nn.TransformerDecoderLayer,
+) -> DecoderLayer:
+    """A `DecoderLayer` holding the weights of `torch_layer`.
 
     Args:
-        torch_layer: A PyTorch decoder layer with `batch_first=True`, ReLU activation
-            and biases.
-
-    Returns:
-        A new layer in the same training mode whose forward gives the same output.
+        torch_layer: Built with `batch_first=True`, ReLU and biases.
 
     Raises:
         TypeError: If `torch_layer` is not an `nn.TransformerDecoderLayer`.
-        ValueError: If it is not batch-first, does not use ReLU or has no biases.
+        ValueError: If it is not batch-first, without ReLU or without biases.
 
     Examples:
-        >>> theirs = nn.TransformerDecoderLayer(16, 4, dim_feedforward=32, dropout=0.0, batch_first=True)
+        >>> theirs = nn.TransformerDecoderLayer(
+        ...     16, 4, dim_feedforward=32, dropout=0.0, batch_first=True
+        ... )
         >>> ours = decoder_layer_from_torch(theirs)
         >>> x, memory = torch.randn(2, 3, 16), torch.randn(2, 5, 16)
         >>> torch.allclose(ours(x, memory)[0], theirs(x, memory), atol=1e-5)
@@ -181,30 +176,35 @@ def decoder_layer_from_torch(torch_layer: nn.TransformerDecoderLayer) -> Decoder
         dropout=torch_layer.dropout.p,
         norm_first=torch_layer.norm_first,
     )
-    copy_multi_head_attention_weights(torch_layer.self_attn, ours.self_attention)
-    copy_multi_head_attention_weights(torch_layer.multihead_attn, ours.cross_attention)
+    copy_multi_head_attention_weights(
+        torch_layer.self_attn, ours.self_attention
+    )
+    copy_multi_head_attention_weights(
+        torch_layer.multihead_attn, ours.cross_attention
+    )
     _copy_feed_forward_and_norms(torch_layer, ours, ("norm1", "norm2", "norm3"))
     return ours.train(torch_layer.training)
 
 
 def transformer_from_torch(torch_model: nn.Transformer) -> Transformer:
-    """Build a [`Transformer`][tutorial_code.decoder.Transformer] with the weights of `torch_model`.
+    """A `Transformer` holding the weights of `torch_model`.
 
     Args:
-        torch_model: A PyTorch `nn.Transformer` with `batch_first=True`, ReLU activation
-            and biases.
-
-    Returns:
-        A new model in the same training mode whose forward gives the same output.
+        torch_model: Built with `batch_first=True`, ReLU and biases.
 
     Raises:
         TypeError: If `torch_model` is not an `nn.Transformer`.
-        ValueError: If it is not batch-first, does not use ReLU or has no biases.
+        ValueError: If it is not batch-first, without ReLU or without biases.
     """
     check_torch_module(torch_model, nn.Transformer, "torch_model")
-    encoder_layers, decoder_layers = torch_model.encoder.layers, torch_model.decoder.layers
+    encoder_layers, decoder_layers = (
+        torch_model.encoder.layers,
+        torch_model.decoder.layers,
+    )
     first = encoder_layers[0]
-    check_torch_layer(first, nn.TransformerEncoderLayer, "torch_model's first layer")
+    check_torch_layer(
+        first, nn.TransformerEncoderLayer, "torch_model's first layer"
+    )
     ours = Transformer(
         first.self_attn.embed_dim,
         first.self_attn.num_heads,
@@ -214,10 +214,17 @@ def transformer_from_torch(torch_model: nn.Transformer) -> Transformer:
         dropout=first.dropout.p,
         norm_first=first.norm_first,
     )
-    ours.encoder_layers = nn.ModuleList(encoder_layer_from_torch(layer) for layer in encoder_layers)
-    ours.decoder_layers = nn.ModuleList(decoder_layer_from_torch(layer) for layer in decoder_layers)
+    ours.encoder_layers = nn.ModuleList(
+        encoder_layer_from_torch(layer) for layer in encoder_layers
+    )
+    ours.decoder_layers = nn.ModuleList(
+        decoder_layer_from_torch(layer) for layer in decoder_layers
+    )
     for name in ("encoder", "decoder"):
-        torch_norm, our_norm = getattr(torch_model, name).norm, getattr(ours, f"{name}_norm")
+        torch_norm, our_norm = (
+            getattr(torch_model, name).norm,
+            getattr(ours, f"{name}_norm"),
+        )
         our_norm.load_state_dict(torch_norm.state_dict())
         our_norm.eps = torch_norm.eps
     return ours.train(torch_model.training)

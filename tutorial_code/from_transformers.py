@@ -1,17 +1,16 @@
-"""Copy the weights of Hugging Face `transformers` models into this site's Llama and GPT-2.
+"""Copy the weights of Hugging Face `transformers` models into Llama and GPT-2.
 
-`transformers` is the field's reference implementation of these models. If this site's
-[`LlamaModel`][tutorial_code.llama.LlamaModel] and
-[`GPT2Model`][tutorial_code.gpt2.GPT2Model] give the same logits as `LlamaForCausalLM`
-and `GPT2LMHeadModel` holding the same weights, they compute the same function, and
-every checkpoint saved in `transformers`' format runs in them.
+`transformers` is the reference implementation of these models: if `LlamaModel`
+and `GPT2Model` give the logits of `LlamaForCausalLM` and `GPT2LMHeadModel`
+holding the same weights, they compute the same function, and every checkpoint
+in `transformers`' format runs in them.
 
-The converters refuse, with a `ValueError` that names the setting, any configuration
-whose computation this site's models do not reproduce (RoPE scaling, biases, sliding
-windows, other activations, ...), rather than return a model that differs silently.
+The converters refuse, with a `ValueError` naming the setting, a configuration
+whose computation these models do not reproduce (RoPE scaling, biases, sliding
+windows, other activations, ...), rather than return a model that differs.
 
-`transformers` is imported only when a converter is called: the rest of `tutorial_code`
-works without it. Install the version pinned in `requirements.txt`.
+`transformers` is imported only when a converter is called; install the version
+pinned in `requirements.txt`.
 """
 
 # --8<-- [start:imports]
@@ -25,20 +24,21 @@ from tutorial_code.llama import LlamaModel
 
 # --8<-- [start:checks]
 def _import_transformers():
-    """The `transformers` package, or an ImportError that says how to install it."""
+    """The `transformers` package, or an ImportError saying how to get it."""
     try:
         import transformers
     except ImportError as error:
         raise ImportError(
-            "the converters of tutorial_code.from_transformers need the transformers "
-            "package: pip install transformers, at the version pinned in "
-            "requirements.txt (pip install -r requirements.txt installs it)"
+            "the converters of tutorial_code.from_transformers "
+            "need the transformers package: pip install "
+            "transformers, at the version pinned in requirements.txt "
+            "(pip install -r requirements.txt installs it)"
         ) from error
     return transformers
 
 
 def _wrong_class(model: object, wanted: str, base: str) -> str:
-    """The message for a model of another class; a hint for the model without head."""
+    """The message for a model of another class; a hint for one without head."""
     got = type(model).__name__
     hint = f"; load it with {wanted}, which adds the output layer"
     hint = hint if got == base else ""
@@ -46,50 +46,69 @@ def _wrong_class(model: object, wanted: str, base: str) -> str:
 
 
 def _refuse(config: object, setting: str, fix: str) -> None:
-    """Raise the ValueError of a setting that this site's model does not compute."""
+    """Raise the ValueError of a setting that this model does not compute."""
     what = type(config).__name__
-    message = f"the {what} has {setting}, which this site's model does not compute"
+    message = (
+        f"the {what} has {setting}, which this site's model does not compute"
+    )
     raise ValueError(f"{message}; {fix}")
 
 
 def _check_common(config: object) -> None:
-    """Refusals that apply to both families: quantized weights, a sliding window."""
+    """Refusals for both families: quantized weights, a sliding window."""
     if getattr(config, "quantization_config", None) is not None:
-        _refuse(config, "quantized weights", "load the model without quantization")
+        _refuse(
+            config, "quantized weights", "load the model without quantization"
+        )
     window = getattr(config, "sliding_window", None)
     if window is not None:
-        setting = f"sliding_window={window} (each position sees the last few only)"
+        setting = (
+            f"sliding_window={window} (each position sees the last few only)"
+        )
         _refuse(config, setting, "this model attends to every earlier position")
 
 
 def _check_llama_config(config: object) -> None:
-    """Refuse RoPE scaling, biases, another activation (and `_check_common`'s cases)."""
+    """Refuse RoPE scaling, biases, another activation, `_check_common`'s."""
     _check_common(config)
     rope = dict(config.rope_parameters or {})
     if rope.get("rope_type", "default") != "default":
-        fix = "use a model with rope_type 'default' (plain frequencies base^(-2i/d))"
+        fix = (
+            "use a model with rope_type 'default' "
+            "(plain frequencies base^(-2i/d))"
+        )
         _refuse(config, f"RoPE scaling rope_parameters={rope}", fix)
     extra = sorted(set(rope) - {"rope_type", "rope_theta"})
     if extra:
-        _refuse(config, f"the rope_parameters {extra}", "only rope_theta is read")
+        _refuse(
+            config, f"the rope_parameters {extra}", "only rope_theta is read"
+        )
     if config.attention_bias:
         fix = "this model's attention has no biases"
         _refuse(config, "attention_bias=True (biases in q/k/v/o_proj)", fix)
     if config.mlp_bias:
-        _refuse(config, "mlp_bias=True (biases in the MLP)", "SwiGLU has no biases")
+        _refuse(
+            config, "mlp_bias=True (biases in the MLP)", "SwiGLU has no biases"
+        )
     if config.hidden_act != "silu":
         fix = "this model's SwiGLU gates with SiLU ('silu')"
         _refuse(config, f"hidden_act={config.hidden_act!r}", fix)
 
 
 def _check_gpt2_config(config: object) -> None:
-    """Refuse cross-attention, other scalings and activations, unequal dropouts."""
+    """Refuse cross-attention, other scalings, activations, unequal dropouts."""
     _check_common(config)
     if config.add_cross_attention:
-        _refuse(config, "add_cross_attention=True", "this model is decoder-only")
+        _refuse(
+            config, "add_cross_attention=True", "this model is decoder-only"
+        )
     if config.activation_function not in ("gelu_new", "gelu_pytorch_tanh"):
-        fix = "this model's feed-forward network uses the tanh GELU ('gelu_new')"
-        _refuse(config, f"activation_function={config.activation_function!r}", fix)
+        fix = (
+            "this model's feed-forward network uses the tanh GELU ('gelu_new')"
+        )
+        _refuse(
+            config, f"activation_function={config.activation_function!r}", fix
+        )
     if not config.scale_attn_weights:
         fix = "this model divides the scores by sqrt(d_head), as GPT-2 does"
         _refuse(config, "scale_attn_weights=False", fix)
@@ -114,37 +133,30 @@ def _check_gpt2_config(config: object) -> None:
 
 # --8<-- [start:llama_from_transformers]
 def llama_from_transformers(model: nn.Module) -> LlamaModel:
-    """This site's [`LlamaModel`][tutorial_code.llama.LlamaModel], weights copied.
+    """This site's `LlamaModel` with the weights of a `LlamaForCausalLM`.
 
-    It holds the weights of `model`, a `transformers.LlamaForCausalLM`.
-
-    The two modules name their parts differently: `q_proj` is `W_Q`, `input_layernorm`
-    is `attention_norm`, `mlp.gate_proj` is `feed_forward.gate`, `lm_head` is `output`.
-    Both rotate queries and keys with the `rotate_half` pairing, so the projections copy
-    unchanged.
-
-    Args:
-        model: A `transformers.LlamaForCausalLM`, for example from
-            `from_pretrained(folder)`.
+    The parts are named differently: `q_proj` is `W_Q`, `input_layernorm` is
+    `attention_norm`, `mlp.gate_proj` is `feed_forward.gate`, `lm_head` is
+    `output`. Both use the `rotate_half` pairing: projections copy unchanged.
 
     Returns:
-        A new model on the CPU, float32, in the training mode of `model`. Its logits
-        equal `model`'s: `ours(ids, mask.bool())` gives
-        `model(ids, attention_mask=mask).logits`.
+        A new model on the CPU, float32, in the training mode of `model`:
+        `ours(ids, mask.bool())` gives `model(ids, attention_mask=mask).logits`.
 
     Raises:
         ImportError: If `transformers` is not installed.
         TypeError: If `model` is not a `LlamaForCausalLM`.
-        ValueError: If its configuration asks for a computation this model does not
-            have: RoPE scaling, biases, a sliding window, an activation other than SiLU,
-            quantized weights.
+        ValueError: If its configuration asks for what this model does not
+            compute: RoPE scaling, biases, a sliding window, an activation other
+            than SiLU, quantized weights.
 
     Examples:
         >>> import torch
         >>> from transformers import LlamaConfig, LlamaForCausalLM
-        >>> config = LlamaConfig(vocab_size=50, hidden_size=32, intermediate_size=64,
-        ...                      num_hidden_layers=2, num_attention_heads=4,
-        ...                      num_key_value_heads=2, bos_token_id=0, eos_token_id=1)
+        >>> config = LlamaConfig(vocab_size=50, hidden_size=32,
+        ...     intermediate_size=64, num_hidden_layers=2,
+        ...     num_attention_heads=4, num_key_value_heads=2,
+        ...     bos_token_id=0, eos_token_id=1)
         >>> theirs = LlamaForCausalLM(config).eval()
         >>> ours = llama_from_transformers(theirs)
         >>> ids = torch.tensor([[3, 1, 4, 1, 5]])
@@ -182,13 +194,17 @@ def llama_from_transformers(model: nn.Module) -> LlamaModel:
             f"{mine}attention.W_K.weight": f"{hf}self_attn.k_proj.weight",
             f"{mine}attention.W_V.weight": f"{hf}self_attn.v_proj.weight",
             f"{mine}attention.W_O.weight": f"{hf}self_attn.o_proj.weight",
-            f"{mine}feed_forward_norm.weight": f"{hf}post_attention_layernorm.weight",
+            f"{mine}feed_forward_norm.weight": (
+                f"{hf}post_attention_layernorm.weight"
+            ),
             f"{mine}feed_forward.gate.weight": f"{hf}mlp.gate_proj.weight",
             f"{mine}feed_forward.up.weight": f"{hf}mlp.up_proj.weight",
             f"{mine}feed_forward.down.weight": f"{hf}mlp.down_proj.weight",
         }
     state = model.state_dict()
-    ours.load_state_dict({mine: state[hf].float() for mine, hf in weights.items()})
+    ours.load_state_dict(
+        {mine: state[hf].float() for mine, hf in weights.items()}
+    )
     return ours.train(model.training)
 
 
@@ -197,30 +213,23 @@ def llama_from_transformers(model: nn.Module) -> LlamaModel:
 
 # --8<-- [start:gpt2_from_transformers]
 def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
-    """This site's [`GPT2Model`][tutorial_code.gpt2.GPT2Model], weights copied.
+    """This site's `GPT2Model` with the weights of a `GPT2LMHeadModel`.
 
-    It holds the weights of `model`, a `transformers.GPT2LMHeadModel`.
-
-    GPT-2 stores its projections as `Conv1D` layers, whose weight is the transpose of an
-    `nn.Linear`'s ((in, out) instead of (out, in)), and computes W_Q, W_K and W_V in one
+    GPT-2 stores its projections as `Conv1D` layers, whose weight is an
+    `nn.Linear`'s transposed, (in, out), and computes W_Q, W_K and W_V in one
     `c_attn` of width 3 * d_model: the converter transposes and splits them.
 
-    Args:
-        model: A `transformers.GPT2LMHeadModel`, for example from
-            `from_pretrained(folder)`.
-
     Returns:
-        A new model on the CPU, float32, in the training mode of `model`. Its logits
-        equal `model`'s: `ours(ids, mask.bool())` gives
-        `model(ids, attention_mask=mask).logits`.
+        A new model on the CPU, float32, in the training mode of `model`:
+        `ours(ids, mask.bool())` gives `model(ids, attention_mask=mask).logits`.
 
     Raises:
         ImportError: If `transformers` is not installed.
         TypeError: If `model` is not a `GPT2LMHeadModel`.
-        ValueError: If its configuration asks for a computation this model does not
-            have: cross-attention, other attention scalings,
-            `reorder_and_upcast_attn`, an activation other than the tanh GELU, unequal
-            dropouts, quantized weights.
+        ValueError: If its configuration asks for what this model does not
+            compute: cross-attention, other attention scalings,
+            `reorder_and_upcast_attn`, an activation other than the tanh GELU,
+            unequal dropouts, quantized weights.
 
     Examples:
         >>> import torch
@@ -276,12 +285,18 @@ def gpt2_from_transformers(model: nn.Module) -> GPT2Model:
             f"{mine}attention.W_O.bias": state[f"{hf}attn.c_proj.bias"],
             f"{mine}norm2.weight": state[f"{hf}ln_2.weight"],
             f"{mine}norm2.bias": state[f"{hf}ln_2.bias"],
-            f"{mine}feed_forward.linear1.weight": state[f"{hf}mlp.c_fc.weight"].T,
+            f"{mine}feed_forward.linear1.weight": state[
+                f"{hf}mlp.c_fc.weight"
+            ].T,
             f"{mine}feed_forward.linear1.bias": state[f"{hf}mlp.c_fc.bias"],
-            f"{mine}feed_forward.linear2.weight": state[f"{hf}mlp.c_proj.weight"].T,
+            f"{mine}feed_forward.linear2.weight": state[
+                f"{hf}mlp.c_proj.weight"
+            ].T,
             f"{mine}feed_forward.linear2.bias": state[f"{hf}mlp.c_proj.bias"],
         }
-    ours.load_state_dict({name: tensor.float() for name, tensor in weights.items()})
+    ours.load_state_dict(
+        {name: tensor.float() for name, tensor in weights.items()}
+    )
     return ours.train(model.training)
 
 

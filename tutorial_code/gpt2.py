@@ -1,11 +1,10 @@
 """GPT-2: chapter 11's decoder-only model with the choices OpenAI made in 2019.
 
-The same plan as [`CharTransformer`][tutorial_code.language_model.CharTransformer]:
-token embeddings plus learned positions, pre-norm layers with causal self-attention, a
-final LayerNorm and an output layer. GPT-2's choices: a GELU feed-forward network (the
-tanh approximation), biases everywhere, dropout at the embeddings, the attention weights
-and both residual branches, and weight tying: the output layer reuses the embedding
-table.
+The plan of `CharTransformer`: token embeddings plus learned positions, pre-norm
+layers with causal self-attention, a final LayerNorm and an output layer.
+GPT-2's choices: a GELU feed-forward network (the tanh approximation), biases
+everywhere, dropout at the embeddings, the attention weights and both residual
+branches, and an output layer that reuses the embedding table.
 
 Shape letters: B = batch size, T = sequence length, V = vocabulary size,
 d_model = width of a token vector, d_ff = width of the hidden layer.
@@ -16,7 +15,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tutorial_code.grouped_query import GroupedQueryAttention, KVCache, layer_caches
+from tutorial_code.grouped_query import (
+    GroupedQueryAttention,
+    KVCache,
+    layer_caches,
+)
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.positional import LearnedPositionalEncoding
 from tutorial_code.validation import check_token_ids, check_width
@@ -26,18 +29,10 @@ from tutorial_code.validation import check_token_ids, check_width
 
 # --8<-- [start:gelu_feed_forward]
 class GELUFeedForward(nn.Module):
-    """Chapter 7's feed-forward network with GELU for ReLU: `linear2(gelu(linear1(x)))`.
+    """Chapter 7's feed-forward network with GELU: `linear2(gelu(linear1(x)))`.
 
-    GELU weighs each input by the chance that a standard normal variable is below it;
-    GPT-2 uses its tanh approximation (`gelu_new` in transformers).
-
-    Args:
-        d_model: Width of the token vectors.
-        d_ff: Width of the hidden layer.
-
-    Shape:
-        - x: (..., d_model)
-        - output: the same shape as `x`
+    GPT-2 uses GELU's tanh approximation (`gelu_new` in transformers). It maps
+    (..., d_model) to the same shape.
 
     Examples:
         >>> GELUFeedForward(d_model=8, d_ff=32)(torch.randn(2, 5, 8)).shape
@@ -61,27 +56,17 @@ class GELUFeedForward(nn.Module):
 
 # --8<-- [start:gpt2_block]
 class GPT2Block(nn.Module):
-    """One GPT-2 layer: `x + attention(norm1(x))`, then `x + feed_forward(norm2(x))`.
+    """A GPT-2 layer: x + attention(norm1(x)), then x + feed_forward(norm2(x)).
 
-    The attention is ordinary multi-head attention with biases and no rotation:
-    [`GroupedQueryAttention`][tutorial_code.grouped_query.GroupedQueryAttention] with as
-    many key/value heads as query heads.
+    The attention is `GroupedQueryAttention` with biases, no rotation, and as
+    many key/value heads as query heads: ordinary multi-head attention.
 
     Args:
-        d_model: Width of the token vectors.
-        num_heads: Attention heads; must divide `d_model`.
-        d_ff: Hidden width of the feed-forward network.
-        eps: The LayerNorms' eps. Defaults to 1e-5.
-        dropout: Dropout on the attention weights and on both residual branches.
-            Defaults to 0.0.
-
-    Shape:
-        - x: (B, n, d_model)
-        - padding_mask: (B, t + n) boolean, `True` = a real token
-        - output: (B, n, d_model)
+        dropout: On the attention weights and on both residual branches.
 
     Examples:
-        >>> GPT2Block(d_model=32, num_heads=4, d_ff=128)(torch.randn(2, 5, 32)).shape
+        >>> block = GPT2Block(d_model=32, num_heads=4, d_ff=128)
+        >>> block(torch.randn(2, 5, 32)).shape
         torch.Size([2, 5, 32])
     """
 
@@ -98,7 +83,8 @@ class GPT2Block(nn.Module):
         self.attention = GroupedQueryAttention(
             d_model,
             num_heads,
-            rope_base=None,  # no rotation: positions were added to the embeddings
+            # no rotation: the positions were added to the embeddings
+            rope_base=None,
             bias=True,
             dropout=dropout,
         )
@@ -112,7 +98,7 @@ class GPT2Block(nn.Module):
         padding_mask: torch.Tensor | None = None,
         cache: KVCache | None = None,
     ) -> torch.Tensor:
-        """Return the updated token vectors, same shape as `x`."""
+        """Update x, (B, n, d_model); padding_mask: (B, t + n), True = real."""
         x = x + self.dropout(self.attention(self.norm1(x), padding_mask, cache))
         return x + self.dropout(self.feed_forward(self.norm2(x)))
 
@@ -125,30 +111,16 @@ class GPT2Model(nn.Module):
     """Token ids to next-token logits, as GPT-2 computes them.
 
     Args:
-        vocab_size: Number of tokens V (50257 for OpenAI's GPT-2).
-        d_model: Width of the token vectors (768 for the smallest GPT-2).
-        num_layers: Number of blocks (12).
-        num_heads: Attention heads per block (12).
-        d_ff: Hidden width of the feed-forward networks. Defaults to `4 * d_model`.
-        max_len: Longest sequence, the rows of the position table. Defaults to 1024.
-        eps: The LayerNorms' eps. Defaults to 1e-5.
-        dropout: Dropout after the embeddings, on the attention weights and on the
-            residual branches. Defaults to 0.0 (GPT-2 trained with 0.1).
-        tie_embeddings: Use the embedding table as the output layer's weight. Defaults
-            to True, as in GPT-2.
-
-    Raises:
-        ValueError: In `forward`, if the cached and new positions together exceed
-            `max_len`.
-
-    Shape:
-        - tokens: (B, n) token ids, the n positions after the t in `cache` (t = 0
-          without)
-        - padding_mask: (B, t + n) boolean, `True` = a real token; pad on the right
-        - output: logits (B, n, V)
+        vocab_size: V (50257 for OpenAI's GPT-2).
+        d_model: Token width (768 in the smallest GPT-2: 12 layers, 12 heads).
+        d_ff: Hidden width of the feed-forward networks; None for `4 * d_model`.
+        max_len: Longest sequence, the rows of the position table.
+        dropout: After the embeddings, on the attention weights and on the
+            residual branches (GPT-2 trained with 0.1).
+        tie_embeddings: Use the embedding table as the output layer's weight.
 
     Examples:
-        >>> model = GPT2Model(50, d_model=32, num_layers=2, num_heads=4, max_len=16)
+        >>> model = GPT2Model(50, 32, num_layers=2, num_heads=4, max_len=16)
         >>> model(torch.zeros(2, 5, dtype=torch.long)).shape
         torch.Size([2, 5, 50])
         >>> model.output.weight is model.embedding.weight  # tied
@@ -178,7 +150,8 @@ class GPT2Model(nn.Module):
         self.final_norm = LayerNorm(d_model, eps)
         self.output = nn.Linear(d_model, vocab_size, bias=False)
         if tie_embeddings:
-            self.output.weight = self.embedding.weight  # one (V, d_model) matrix
+            # one (V, d_model) matrix
+            self.output.weight = self.embedding.weight
 
     def forward(
         self,
@@ -186,21 +159,31 @@ class GPT2Model(nn.Module):
         padding_mask: torch.Tensor | None = None,
         cache: list[KVCache] | None = None,
     ) -> torch.Tensor:
-        """Return the logits (B, n, V); with `cache`, after the cached positions."""
+        """Logits (B, n, V) for ids (B, n) after the t positions in `cache`.
+
+        Args:
+            padding_mask: (B, t + n), True = a real token; pad on the right.
+
+        Raises:
+            ValueError: If the cached and new positions exceed `max_len`.
+        """
         check_token_ids(tokens, self.embedding.num_embeddings)
-        caches = layer_caches(cache, len(self.layers))  # one per layer, or Nones
+        caches = layer_caches(cache, len(self.layers))  # one per layer or Nones
         t, n = (0 if cache is None else cache[0].length), tokens.size(1)
         max_len = self.positions.table.size(0)
         if t + n > max_len:
-            raise ValueError(f"{t} cached and {n} new positions exceed {max_len=}")
-        x = self.embedding(tokens) + self.positions.table[t : t + n]  # (B, n, d_model)
+            raise ValueError(
+                f"{t} cached and {n} new positions exceed {max_len=}"
+            )
+        # x: (B, n, d_model)
+        x = self.embedding(tokens) + self.positions.table[t : t + n]
         x = self.dropout(x)
         for layer, layer_cache in zip(self.layers, caches, strict=True):
             x = layer(x, padding_mask, layer_cache)
         return self.output(self.final_norm(x))  # (B, n, V)
 
     def new_cache(self) -> list[KVCache]:
-        """An empty [`KVCache`][tutorial_code.grouped_query.KVCache] for every layer."""
+        """An empty `KVCache` for every layer."""
         return [KVCache() for _ in self.layers]
 
 

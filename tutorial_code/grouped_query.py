@@ -1,17 +1,15 @@
 """Grouped-query attention: many query heads share a few key/value heads.
 
-In [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention] every head has
-its own queries, keys and values. During generation the keys and values of every past
-position are kept (chapter 12's KV cache), and with h heads that cache holds
-2 x layers x B x h x T x d_head numbers. Grouped-query attention keeps `num_kv_heads`
-key/value heads and lets `num_heads / num_kv_heads` query heads read each of them: the
-cache shrinks by that factor. `num_kv_heads == num_heads` is ordinary multi-head
-attention, `num_kv_heads == 1` is multi-query attention. Llama 2 70B and later Llama,
-Mistral and Qwen models use it.
+Generation keeps the keys and values of every past position (chapter 12's KV
+cache): 2 x layers x B x h x T x d_head numbers with h heads. Grouped-query
+attention keeps `num_kv_heads` key/value heads, each read by
+`num_heads / num_kv_heads` query heads, and the cache shrinks by that factor.
+`num_kv_heads == num_heads` is multi-head attention, `num_kv_heads == 1`
+multi-query attention. Llama 2 70B and later Llama, Mistral and Qwen use it.
 
-Shape letters: B = batch size, T = sequence length (n new positions after t cached
-ones), d_model = width of a token vector, h = `num_heads`, h_kv = `num_kv_heads`,
-d_head = width of one head.
+Shape letters: B = batch size, T = sequence length (n new positions after t
+cached ones), d_model = width of a token vector, h = `num_heads`,
+h_kv = `num_kv_heads`, d_head = width of one head.
 """
 
 # --8<-- [start:imports]
@@ -37,11 +35,10 @@ from tutorial_code.validation import (
 # --8<-- [start:kv_cache]
 @dataclass
 class KVCache:
-    """One attention layer's keys and values of every position processed so far.
+    """One attention layer's keys and values of every position so far.
 
-    A model keeps one per layer (for example `LlamaModel.new_cache()`). Unlike chapter
-    12's [`KVCache`][tutorial_code.language_model.KVCache], which holds every layer,
-    this one belongs to a single layer, and it can report its size.
+    A model keeps one per layer (`LlamaModel.new_cache()`), unlike chapter 12's
+    `KVCache`, which holds every layer.
 
     Attributes:
         keys: (B, h_kv, t, d_head), rotated already; None before the first call.
@@ -49,8 +46,8 @@ class KVCache:
 
     Examples:
         >>> cache = KVCache()
-        >>> K, V = cache.append(torch.zeros(2, 1, 3, 4), torch.zeros(2, 1, 3, 4))
-        >>> cache.length, cache.nbytes  # 2 tensors x 2 x 1 x 3 x 4 float32 numbers
+        >>> K, V = cache.append(torch.ones(2, 1, 3, 4), torch.ones(2, 1, 3, 4))
+        >>> cache.length, cache.nbytes  # 2 tensors x 2 x 1 x 3 x 4 float32s
         (3, 192)
     """
 
@@ -59,7 +56,7 @@ class KVCache:
 
     @property
     def length(self) -> int:
-        """How many positions the cache holds: the position of the next token."""
+        """Positions the cache holds: the position of the next token."""
         return 0 if self.keys is None else self.keys.size(2)
 
     @property
@@ -68,16 +65,14 @@ class KVCache:
         return sum(t.nbytes for t in (self.keys, self.values) if t is not None)
 
     def append(
-        self,
-        K: torch.Tensor,
-        V: torch.Tensor,
+        self, K: torch.Tensor, V: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Add the keys and values of n new positions; return those of all t + n."""
+        """Add the keys and values of n new positions; return all t + n."""
         if self.keys is not None and K.shape[:2] != self.keys.shape[:2]:
             raise ValueError(
-                f"the cache holds keys of {tuple(self.keys.shape[:2])} (B, h_kv), "
-                f"the new ones are {tuple(K.shape[:2])}: start a new cache for a "
-                "new batch"
+                f"the cache holds keys of {tuple(self.keys.shape[:2])} (B, "
+                f"h_kv), the new ones are {tuple(K.shape[:2])}: start a new "
+                "cache for a new batch"
             )
         if self.keys is not None:
             K = torch.cat([self.keys, K], dim=2)  # (B, h_kv, t + n, d_head)
@@ -86,29 +81,22 @@ class KVCache:
         return K, V
 
 
-def layer_caches(cache: list[KVCache] | None, num_layers: int) -> list[KVCache | None]:
-    """One cache per layer: `cache` itself after checking its length, or Nones.
-
-    Args:
-        cache: A model's caches, one per layer (from its `new_cache()`), or None.
-        num_layers: The model's number of layers.
-
-    Returns:
-        A list of `num_layers` caches, or of `num_layers` Nones.
+def layer_caches(
+    cache: list[KVCache] | None, num_layers: int
+) -> list[KVCache | None]:
+    """One cache per layer: `cache`, a model's list, checked, or Nones.
 
     Raises:
         TypeError: If `cache` is not a list.
         ValueError: If `cache` does not hold one cache per layer.
-
-    Examples:
-        >>> layer_caches(None, 2)
-        [None, None]
     """
     if cache is None:
         return [None] * num_layers
     if not isinstance(cache, list):  # one KVCache for a model of several layers
         got = f"got {type(cache).__name__}"
-        raise TypeError(f"cache must be a list of KVCache, one per layer, {got}")
+        raise TypeError(
+            f"cache must be a list of KVCache, one per layer, {got}"
+        )
     if len(cache) != num_layers:
         got = f"{len(cache)} caches for {num_layers} layers"
         raise ValueError(f"cache holds {got}: start one with model.new_cache()")
@@ -126,41 +114,41 @@ def grouped_attention(
     mask: torch.Tensor | None = None,
     dropout_p: float = 0.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Scaled dot-product attention where groups of query heads share a key/value head.
+    """Scaled dot-product attention, groups of query heads sharing a K/V head.
 
-    Each key/value head is repeated for the `h / h_kv` query heads of its group (query
-    head i reads key/value head `i // (h / h_kv)`), then every head attends with
-    [chapter 2's function][tutorial_code.attention.scaled_dot_product_attention].
+    Each key/value head is repeated for the `h / h_kv` query heads of its
+    group (query head i reads key/value head `i // (h / h_kv)`), then every head
+    attends with chapter 2's `scaled_dot_product_attention`.
 
     Args:
         Q: Queries, (B, h, T_q, d_head).
         K: Keys, (B, h_kv, T_k, d_head); h_kv must divide h.
         V: Values, (B, h_kv, T_k, d_head).
-        mask: Boolean, `True` = may attend, broadcastable to (B, h, T_q, T_k).
-            Defaults to None.
-        dropout_p: Dropout probability on the weights. Defaults to 0.0.
+        mask: Boolean, True = may attend, broadcastable to (B, h, T_q, T_k).
+        dropout_p: Dropout probability on the weights.
 
     Returns:
         `(output, weights)`: (B, h, T_q, d_head) and (B, h, T_q, T_k).
 
     Raises:
-        ValueError: If the number of key/value heads does not divide the number of
-            query heads.
+        ValueError: If h_kv does not divide h.
 
     Examples:
-        >>> Q, K = torch.randn(1, 4, 3, 8), torch.randn(1, 1, 3, 8)  # multi-query
+        >>> Q = torch.randn(1, 4, 3, 8)
+        >>> K = torch.randn(1, 1, 3, 8)  # one key/value head: multi-query
         >>> output, weights = grouped_attention(Q, K, K)
         >>> output.shape, weights.shape
         (torch.Size([1, 4, 3, 8]), torch.Size([1, 4, 3, 3]))
     """
     if Q.dim() != 4 or K.dim() != 4 or Q.size(1) % K.size(1):
         raise ValueError(
-            f"Q (B, h, T_q, d_head) and K (B, h_kv, T_k, d_head) need h_kv dividing h, "
-            f"got shapes {tuple(Q.shape)} and {tuple(K.shape)}"
+            "Q (B, h, T_q, d_head) and K (B, h_kv, T_k, d_head) need h_kv "
+            f"dividing h, got shapes {tuple(Q.shape)} and {tuple(K.shape)}"
         )
     group = Q.size(1) // K.size(1)  # query heads per key/value head
-    K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_head): the same tensor
-    V = V.repeat_interleave(group, dim=1)  # repeated, no new parameters
+    # (B, h, T_k, d_head): the same tensor repeated, no new parameters
+    K = K.repeat_interleave(group, dim=1)
+    V = V.repeat_interleave(group, dim=1)
     return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
 
 
@@ -169,41 +157,29 @@ def grouped_attention(
 
 # --8<-- [start:grouped_query_attention]
 class GroupedQueryAttention(nn.Module):
-    """Causal self-attention in which groups of query heads share one key/value head.
+    """Causal self-attention in which groups of query heads share a K/V head.
 
-    Query head i reads key/value head `i // (num_heads // num_kv_heads)`, as in Llama
-    (transformers' `repeat_kv`; see
-    [`grouped_attention`][tutorial_code.grouped_query.grouped_attention]). With
-    `rope_base` set, queries and keys (never values) are rotated by their positions
-    ([`apply_rotary`][tutorial_code.rotary.apply_rotary]).
+    Query head i reads key/value head `i // (num_heads // num_kv_heads)`, as in
+    Llama. With `rope_base` set, queries and keys (never values) are rotated by
+    their positions.
 
     Args:
-        d_model: Width of the token vectors.
-        num_heads: Number of query heads h.
-        num_kv_heads: Number of key/value heads h_kv; must divide `num_heads`. Defaults
-            to `num_heads` (multi-head attention); 1 is multi-query attention.
-        head_dim: Width of one head. Defaults to `d_model // num_heads`.
+        num_kv_heads: Key/value heads h_kv; must divide `num_heads`. None for
+            `num_heads` (multi-head attention); 1 is multi-query attention.
+        head_dim: Width of one head; None for `d_model // num_heads`.
         rope_base: The base of the rotary frequencies, or None for no rotation
-            (positions must then come from elsewhere, as in GPT-2). Defaults to 10000.0.
-        rope_pairing: `"half"` (Llama, transformers) or `"interleaved"` (RoFormer).
-            Defaults to `"half"`.
-        bias: Whether the four projections have biases. Defaults to False, as in Llama.
-        dropout: Dropout probability on the attention weights. Defaults to 0.0.
+            (positions then come from elsewhere, as in GPT-2).
+        rope_pairing: `"half"` (Llama, transformers) or `"interleaved"`
+            (RoFormer).
+        bias: Whether the four projections have biases (Llama's have none).
+        dropout: Dropout probability on the attention weights.
 
     Raises:
-        ValueError: If `num_kv_heads` does not divide `num_heads`, or `d_model` is not
-            divisible by `num_heads` and no `head_dim` is given; in `forward`, if
-            `padding_mask` is not (B, t + n).
-        TypeError: In `forward`, if `padding_mask` is not boolean.
-
-    Shape:
-        - x: (B, n, d_model), the n newest positions
-        - padding_mask: (B, t + n) boolean, `True` = a real token, over the cached and
-          the new positions
-        - output: (B, n, d_model)
+        ValueError: If `num_kv_heads` does not divide `num_heads`, or
+            `num_heads` does not divide `d_model` and no `head_dim` is given.
 
     Examples:
-        >>> attention = GroupedQueryAttention(d_model=32, num_heads=4, num_kv_heads=2)
+        >>> attention = GroupedQueryAttention(32, num_heads=4, num_kv_heads=2)
         >>> attention(torch.randn(2, 5, 32)).shape, attention.W_K.weight.shape
         (torch.Size([2, 5, 32]), torch.Size([16, 32]))
     """
@@ -228,8 +204,9 @@ class GroupedQueryAttention(nn.Module):
         self.num_kv_heads, self.head_dim = num_kv_heads, d_head
         self.rope_base, self.rope_pairing = rope_base, rope_pairing
         self.W_Q = nn.Linear(d_model, num_heads * d_head, bias=bias)
-        self.W_K = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)  # fewer heads
-        self.W_V = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)  # fewer heads
+        # fewer heads for the keys and the values
+        self.W_K = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)
+        self.W_V = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)
         self.W_O = nn.Linear(num_heads * d_head, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
@@ -239,13 +216,21 @@ class GroupedQueryAttention(nn.Module):
         padding_mask: torch.Tensor | None = None,
         cache: KVCache | None = None,
     ) -> torch.Tensor:
-        """Attend from the n positions of `x` to themselves and to the t cached ones."""
+        """Attend from x (B, n, d_model) to itself and the t cached positions.
+
+        Args:
+            padding_mask: (B, t + n) boolean, True = a real token.
+
+        Raises:
+            TypeError: If `padding_mask` is not boolean.
+            ValueError: If `padding_mask` is not (B, t + n).
+        """
         check_width(x, self.d_model)
         t = 0 if cache is None else cache.length  # positions already seen
         check_padding_mask(padding_mask, x.size(0), t + x.size(1))
         Q = split_heads(self.W_Q(x), self.num_heads)  # (B, h, n, d_head)
         K = split_heads(self.W_K(x), self.num_kv_heads)  # (B, h_kv, n, d_head)
-        V = split_heads(self.W_V(x), self.num_kv_heads)  # values are never rotated
+        V = split_heads(self.W_V(x), self.num_kv_heads)  # never rotated
         if self.rope_base is not None:  # position t + i turns row i
             Q = apply_rotary(Q, t, self.rope_base, self.rope_pairing)
             K = apply_rotary(K, t, self.rope_base, self.rope_pairing)
@@ -253,17 +238,15 @@ class GroupedQueryAttention(nn.Module):
             K, V = cache.append(K, V)  # (B, h_kv, t + n, d_head)
         mask = self.allowed(x.size(1), t, padding_mask, x.device)
         dropout_p = self.dropout.p if self.training else 0.0
-        heads, _ = grouped_attention(Q, K, V, mask, dropout_p)  # (B, h, n, d_head)
+        # heads: (B, h, n, d_head)
+        heads, _ = grouped_attention(Q, K, V, mask, dropout_p)
         return self.W_O(combine_heads(heads))  # (B, n, d_model)
 
     @staticmethod
     def allowed(
-        n: int,
-        t: int,
-        padding_mask: torch.Tensor | None,
-        device: torch.device,
+        n: int, t: int, padding_mask: torch.Tensor | None, device: torch.device
     ) -> torch.Tensor:
-        """The keys each new query may see: (n, t + n), or (B, 1, n, t + n) padded."""
+        """The keys each new query may see: (n, t + n), or (B, 1, n, t + n)."""
         allowed = causal_mask(t + n, device=device)[t:]  # rows t .. t+n-1 of it
         if padding_mask is None:
             return allowed
@@ -275,12 +258,11 @@ class GroupedQueryAttention(nn.Module):
 
 # --8<-- [start:checks]
 def _check_heads(
-    d_model: int,
-    num_heads: int,
-    num_kv_heads: int,
-    head_dim: int | None,
+    d_model: int, num_heads: int, num_kv_heads: int, head_dim: int | None
 ) -> None:
-    check_counts(d_model=d_model, num_heads=num_heads, num_kv_heads=num_kv_heads)
+    check_counts(
+        d_model=d_model, num_heads=num_heads, num_kv_heads=num_kv_heads
+    )
     if num_heads % num_kv_heads:
         raise ValueError(
             f"num_kv_heads={num_kv_heads} must divide num_heads={num_heads}: "
@@ -288,12 +270,16 @@ def _check_heads(
         )
     if head_dim is None and d_model % num_heads:
         counts = f"d_model={d_model} is not divisible by num_heads={num_heads}"
-        raise ValueError(f"{counts}; give head_dim explicitly or divisible sizes")
+        raise ValueError(
+            f"{counts}; give head_dim explicitly or divisible sizes"
+        )
     if head_dim is not None:
         check_counts(head_dim=head_dim)
 
 
-def _check_rotary(head_dim: int, rope_base: float | None, rope_pairing: str) -> None:
+def _check_rotary(
+    head_dim: int, rope_base: float | None, rope_pairing: str
+) -> None:
     check_positive(rope_base=rope_base)  # None: no rotation
     if rope_base is not None and head_dim % 2:
         rule = "rotary positions turn pairs of features"

@@ -1,17 +1,6 @@
-"""A small causal language model, GPT-style, that learns to write English from the Python reference.
+"""A small GPT-style character model that learns English from the Python docs.
 
-The text is the Python language reference that every Python installation ships as
-`pydoc_data.topics`: real English, no download. Its running prose is kept, its code examples,
-grammar rules and tables dropped.
-The model reads characters. A character vocabulary has about a hundred entries, needs no
-tokenizer training and makes the loss easy to read: bits per character (bpc), the number of
-bits the model needs on average to encode the next character.
-
-The model is a decoder-only Transformer built from this site's own pieces: an embedding table,
-learned positions, pre-norm [`EncoderLayer`][tutorial_code.encoder.EncoderLayer]s with a causal
-mask (a "decoder" with no cross-attention), a final LayerNorm and an output layer.
-
-Shape letters: B = batch size, T = sequence length (the context), V = vocabulary size.
+Shape letters: B = batch size, T = sequence length, V = vocabulary size.
 """
 
 # --8<-- [start:imports]
@@ -45,29 +34,28 @@ from tutorial_code.validation import (
 
 # --8<-- [end:imports]
 # isort: split
-from tutorial_code.shared_runs import recorded, reusable  # not shown: only the build acts on the mark
+# not shown: only the build acts on the mark
+from tutorial_code.shared_runs import recorded, reusable
 
 
 # --8<-- [start:data]
 def python_reference_text() -> str:
-    """The prose of the Python language reference shipped with Python (`pydoc_data.topics`).
-
-    Topics in name order; only the lines of running text are kept: indented lines (code
-    examples and grammar rules), tables and heading underlines are dropped, which leaves
-    about half of the characters.
-    """
+    """The prose of the Python reference, `pydoc_data.topics`, without code."""
     lines = "\n".join(topics[name] for name in sorted(topics)).split("\n")
     prose = [
         line
         for line in lines
-        if line and not line[0].isspace() and "|" not in line and not re.fullmatch(r"[*=~^+-]+", line)
+        if line
+        and not line[0].isspace()
+        and "|" not in line
+        and not re.fullmatch(r"[*=~^+-]+", line)
     ]
     return "\n".join(prose)
 
 
 @dataclass
 class CharVocabulary:
-    """Every character of a text, numbered: `encode` turns text into ids, `decode` turns ids back."""
+    """Every character of a text, numbered: `encode` to ids, `decode` back."""
 
     chars: list[str]
 
@@ -79,16 +67,26 @@ class CharVocabulary:
         index = {char: i for i, char in enumerate(self.chars)}
         unknown = sorted(set(text) - set(index))
         if unknown:
-            raise ValueError(f"characters not in the vocabulary: {unknown[:10]}; build it from a text that has them")
+            raise ValueError(
+                f"characters not in the vocabulary: {unknown[:10]}; "
+                "build it from a text that has them"
+            )
         return torch.tensor([index[char] for char in text], dtype=torch.long)
 
     def decode(self, ids: torch.Tensor | list[int]) -> str:
-        check_token_ids(ids, len(self.chars), "ids", dims=1, empty_ok=True, lists=True)
-        return "".join(self.chars[i] for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
+        check_token_ids(
+            ids, len(self.chars), "ids", dims=1, empty_ok=True, lists=True
+        )
+        return "".join(
+            self.chars[i]
+            for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids)
+        )
 
 
-def split(ids: torch.Tensor, held_out: float = 0.1) -> tuple[torch.Tensor, torch.Tensor]:
-    """The first 90 % of the text for training, the last 10 % held out (a contiguous block, never seen)."""
+def split(
+    ids: torch.Tensor, held_out: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first 90 % for training, the last 10 % held out (one block)."""
     cut = int(len(ids) * (1 - held_out))
     return ids[:cut], ids[cut:]
 
@@ -96,11 +94,14 @@ def split(ids: torch.Tensor, held_out: float = 0.1) -> tuple[torch.Tensor, torch
 def random_windows(
     ids: torch.Tensor, batch_size: int, context: int, generator: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """`batch_size` random windows of `context` characters, and the same windows shifted by one (the targets)."""
+    """`batch_size` random windows of `context` ids, and their next ids."""
     check_counts(batch_size=batch_size, context=context)
     check_count(len(ids), "len(ids)", minimum=context + 2)  # room for a window
-    starts = torch.randint(0, len(ids) - context - 1, (batch_size,), generator=generator)
-    windows = torch.stack([ids[s : s + context + 1] for s in starts.tolist()])  # (B, context + 1)
+    starts = torch.randint(
+        0, len(ids) - context - 1, (batch_size,), generator=generator
+    )
+    # (B, context + 1)
+    windows = torch.stack([ids[s : s + context + 1] for s in starts.tolist()])
     return windows[:, :-1], windows[:, 1:]
 
 
@@ -109,28 +110,19 @@ def random_windows(
 
 # --8<-- [start:model]
 class CharTransformer(nn.Module):
-    """A decoder-only Transformer over characters: each position predicts the next character.
+    """A decoder-only Transformer: each position predicts the next character.
 
     Args:
-        vocab_size: Number of distinct characters V.
-        d_model: Width of the token vectors. Defaults to 64.
-        num_heads: Attention heads. Defaults to 4.
-        num_layers: Pre-norm layers, each with causal self-attention. Defaults to 2.
-        context: Longest sequence accepted, T. Defaults to 64.
-        dropout: Dropout probability. Defaults to 0.0.
-        fused_attention: Attend with PyTorch's fused kernel
-            ([`EfficientMultiHeadAttention`][tutorial_code.multi_head.EfficientMultiHeadAttention]): faster,
-            but the layers return no weights. The parameters are the same either way, so a trained model's
-            `state_dict` loads into the other kind. Defaults to True.
-        tie_weights: Use the embedding table as the output layer's weight, one (V, d_model)
-            matrix for both, as GPT-2 and nanoGPT do. Defaults to False.
-        embedding_std: Start the embedding table at this standard deviation instead of
-            `nn.Embedding`'s 1 (GPT-2 and nanoGPT: 0.02). Drawn after every other weight,
-            so those are the default model's. Defaults to None, `nn.Embedding`'s start.
+        context: Longest sequence accepted.
+        fused_attention: Attend with PyTorch's fused kernel: faster, but the
+            layers return no weights. The `state_dict` is the same either way.
+        tie_weights: Use the embedding table as the output layer's weight.
+        embedding_std: Start the embedding table at this standard deviation
+            instead of 1 (GPT-2: 0.02), drawn after every other weight.
 
     Shape:
         - tokens: (B, T) character ids, T <= context
-        - output: logits (B, T, V), and each layer's attention weights (B, h, T, T)
+        - output: logits (B, T, V), and each layer's weights (B, h, T, T)
 
     Examples:
         >>> model = CharTransformer(vocab_size=10, fused_attention=False)
@@ -140,7 +132,8 @@ class CharTransformer(nn.Module):
         >>> tied = CharTransformer(vocab_size=10, tie_weights=True)
         >>> tied.output.weight is tied.embedding.weight
         True
-        >>> small = CharTransformer(vocab_size=1000, tie_weights=True, embedding_std=0.02)
+        >>> small = CharTransformer(vocab_size=1000, tie_weights=True,
+        ...                         embedding_std=0.02)
         >>> round(small.output.weight.std().item(), 2)
         0.02
     """
@@ -163,21 +156,33 @@ class CharTransformer(nn.Module):
         self.embedding = nn.Embedding(vocab_size, d_model)
         self.positions = LearnedPositionalEncoding(d_model, context)
         self.layers = nn.ModuleList(
-            EncoderLayer(d_model, num_heads, 4 * d_model, dropout, norm_first=True) for _ in range(num_layers)
+            EncoderLayer(
+                d_model, num_heads, 4 * d_model, dropout, norm_first=True
+            )
+            for _ in range(num_layers)
         )
         if fused_attention:
             for layer in self.layers:
-                layer.attention = EfficientMultiHeadAttention(d_model, num_heads, dropout=dropout)
+                layer.attention = EfficientMultiHeadAttention(
+                    d_model, num_heads, dropout=dropout
+                )
         self.final_norm = nn.LayerNorm(d_model)
         self.output = nn.Linear(d_model, vocab_size)
-        if tie_weights:  # the output layer scores each token against its own embedding
-            self.output.weight = self.embedding.weight  # (V, d_model): one matrix, not two
-        if embedding_std is not None:  # drawn last: the other weights stay the default's
+        # the output layer scores each token against its own embedding
+        if tie_weights:
+            # (V, d_model): one matrix, not two
+            self.output.weight = self.embedding.weight
+        # drawn last: the other weights stay the default's
+        if embedding_std is not None:
             nn.init.normal_(self.embedding.weight, std=embedding_std)
 
-    def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    def forward(
+        self, tokens: torch.Tensor
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Return `(logits, weights)`; position t sees positions 0..t only."""
-        check_token_ids(tokens, self.embedding.num_embeddings, max_len=self.context)
+        check_token_ids(
+            tokens, self.embedding.num_embeddings, max_len=self.context
+        )
         x = self.positions(self.embedding(tokens))  # (B, T, d_model)
         mask = causal_mask(tokens.size(1), device=tokens.device)
         all_weights = []
@@ -193,14 +198,12 @@ class CharTransformer(nn.Module):
 # --8<-- [start:train]
 @dataclass
 class LanguageModelResult:
-    """What [`train_language_model`][tutorial_code.language_model.train_language_model] returns.
+    """What `train_language_model` returns.
 
     Attributes:
         model: The trained model, in eval mode.
-        vocabulary: The characters it reads and writes.
         losses: Training cross-entropy (nats per character) at every step.
         held_out_bpc: Bits per character on the held-out 10 % of the text.
-        seconds: Wall-clock training time.
     """
 
     model: CharTransformer
@@ -210,7 +213,8 @@ class LanguageModelResult:
     seconds: float
 
 
-@reusable  # the build shares trainings between chapters: tutorial_code/shared_runs.py
+# the build shares trainings between chapters: tutorial_code/shared_runs.py
+@reusable
 def train_language_model(
     steps: int = 350,
     seed: int = 0,
@@ -220,21 +224,12 @@ def train_language_model(
     tie_weights: bool = False,
     embedding_std: float | None = None,
 ) -> LanguageModelResult:
-    """Train a [`CharTransformer`][tutorial_code.language_model.CharTransformer] on the Python reference.
+    """Train a `CharTransformer` on the Python reference.
 
     Args:
-        steps: Optimizer steps. Defaults to 350.
-        seed: Seeds the weights and the batches. Defaults to 0.
-        batch_size: Windows of 64 characters per step. Defaults to 32.
-        lr: Peak AdamW learning rate, after 50 warm-up steps; cosine decay to 0. Defaults to 1e-2.
-        device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
-        tie_weights: Passed to the model: share the embedding with the output layer.
-            Defaults to False.
-        embedding_std: Passed to the model: the standard deviation the embedding starts
-            at. Defaults to None, `nn.Embedding`'s 1.
-
-    Returns:
-        A [`LanguageModelResult`][tutorial_code.language_model.LanguageModelResult].
+        batch_size: Windows of 64 characters per step.
+        lr: Peak AdamW learning rate, after 50 warm-up steps; cosine decay to 0.
+        device: Where to train; the model comes back on the CPU.
 
     Raises:
         ValueError: If `steps` is not positive.
@@ -248,20 +243,29 @@ def train_language_model(
     data = torch.Generator().manual_seed(seed)
     options = {"tie_weights": tie_weights, "embedding_std": embedding_std}
     model = CharTransformer(len(vocabulary.chars), **options).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, foreach=True)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=lr, weight_decay=0.01, foreach=True
+    )
     warmup = min(50, steps)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
         lambda s: (
-            (s + 1) / warmup if s < warmup else 0.5 * (1 + math.cos(math.pi * (s - warmup) / max(1, steps - warmup)))
+            (s + 1) / warmup
+            if s < warmup
+            else 0.5
+            * (1 + math.cos(math.pi * (s - warmup) / max(1, steps - warmup)))
         ),
     )
     losses, start = [], time.perf_counter()
     model.train()
     for _ in tqdm(range(steps), desc="training", unit="step"):
-        inputs, targets = random_windows(train_ids, batch_size, model.context, data)
+        inputs, targets = random_windows(
+            train_ids, batch_size, model.context, data
+        )
         logits, _ = model(inputs.to(device))
-        loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.to(device).flatten())
+        loss = nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.to(device).flatten()
+        )
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -270,7 +274,13 @@ def train_language_model(
         losses.append(loss.item())
     seconds = time.perf_counter() - start
     model.cpu().eval()
-    return LanguageModelResult(model, vocabulary, losses, bits_per_character(model, held_out_ids), seconds)
+    return LanguageModelResult(
+        model,
+        vocabulary,
+        losses,
+        bits_per_character(model, held_out_ids),
+        seconds,
+    )
 
 
 @functools.cache
@@ -283,14 +293,15 @@ def trained_language_model(
     tie_weights: bool = False,
     embedding_std: float | None = None,
 ) -> LanguageModelResult:
-    """[`train_language_model`][tutorial_code.language_model.train_language_model], once per process and arguments."""
-    return train_language_model(steps, seed, batch_size, lr, device, tie_weights, embedding_std)
+    """`train_language_model`, once per process and arguments."""
+    return train_language_model(
+        steps, seed, batch_size, lr, device, tie_weights, embedding_std
+    )
 
 
 @torch.no_grad()
 def bits_per_character(model: CharTransformer, ids: torch.Tensor) -> float:
-    """Mean bits the model spends per character of `ids`, over windows of its context (each window's
-    first character is predicted from less context than the others)."""
+    """Mean bits per character of `ids`, in windows of the model's context."""
     check_count(len(ids), "len(ids)", minimum=model.context + 1)
     model.eval()
     usable = (len(ids) - 1) // model.context * model.context
@@ -300,7 +311,9 @@ def bits_per_character(model: CharTransformer, ids: torch.Tensor) -> float:
     for start in range(0, len(inputs), 256):
         logits, _ = model(inputs[start : start + 256])
         total += nn.functional.cross_entropy(
-            logits.flatten(0, 1), targets[start : start + 256].flatten(), reduction="sum"
+            logits.flatten(0, 1),
+            targets[start : start + 256].flatten(),
+            reduction="sum",
         )
     return total.item() / targets.numel() / math.log(2)
 
@@ -310,33 +323,22 @@ def bits_per_character(model: CharTransformer, ids: torch.Tensor) -> float:
 
 # --8<-- [start:baselines]
 def unigram_bpc(
-    train_ids: torch.Tensor,
-    held_out_ids: torch.Tensor,
-    vocab_size: int,
+    train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: int
 ) -> float:
-    """Bits per character of a model that ignores context.
-
-    It predicts each character from its frequency in the training text. Add-one
-    smoothing gives characters never seen in training a small probability, not zero.
-    """
+    """Bits per character of character frequencies, add-one smoothed."""
     counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1
     log_p = torch.log2(counts / counts.sum())
     return -log_p[held_out_ids].mean().item()
 
 
 def bigram_bpc(
-    train_ids: torch.Tensor,
-    held_out_ids: torch.Tensor,
-    vocab_size: int,
+    train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: int
 ) -> float:
-    """Bits per character of a model that sees one character back.
-
-    It predicts P(next | previous) from the pairs of the training text, add-one
-    smoothed.
-    """
+    """Bits per character of P(next | previous), add-one smoothed."""
     pairs = train_ids[:-1] * vocab_size + train_ids[1:]
     counts = torch.bincount(pairs, minlength=vocab_size * vocab_size).double()
-    counts = counts.view(vocab_size, vocab_size) + 1  # (previous, next), add-one
+    # (previous, next), add-one
+    counts = counts.view(vocab_size, vocab_size) + 1
     log_p = torch.log2(counts / counts.sum(dim=1, keepdim=True))
     return -log_p[held_out_ids[:-1], held_out_ids[1:]].mean().item()
 
@@ -347,7 +349,7 @@ def bigram_bpc(
 # --8<-- [start:kv_cache]
 @dataclass
 class KVCache:
-    """The keys and values of every position processed so far, one pair per layer.
+    """The keys and values of every position so far, one pair per layer.
 
     Attributes:
         keys: One tensor (B, h, t, d_k) per layer; empty before the first call.
@@ -359,7 +361,7 @@ class KVCache:
 
     @property
     def length(self) -> int:
-        """How many positions the cache holds: the position of the next token."""
+        """The positions the cache holds: the position of the next token."""
         return self.keys[0].size(2) if self.keys else 0
 
 
@@ -370,43 +372,34 @@ def forward_with_cache(
     cache: KVCache,
     position_offset: int | None = None,
 ) -> torch.Tensor:
-    """Logits for `tokens` (B, n), the positions right after those in `cache`.
-
-    Each layer computes queries, keys and values for the new tokens only. The new keys
-    and values join the cached ones (the cache grows by n positions), and the new
-    queries attend over all of them, so the past is never recomputed. The result
-    equals the last n positions of `model(all tokens)`.
+    """The last n logits of `model(all tokens)`, from `tokens` (B, n) and cache.
 
     Args:
-        model: A pre-norm, eval-mode
-            [`CharTransformer`][tutorial_code.language_model.CharTransformer].
-        tokens: The new token ids, (B, n).
-        cache: The keys and values of the earlier positions; updated in place.
-        position_offset: The position of the first new token. Defaults to
-            `cache.length`, the only right value; anything else shifts the position
-            vectors (a bug, shown on the troubleshooting page).
-
-    Returns:
-        Logits, (B, n, V).
+        model: An eval-mode `CharTransformer`.
+        cache: The earlier positions; updated in place.
+        position_offset: Defaults to `cache.length`, the only right value;
+            anything else shifts the position vectors (a bug).
 
     Raises:
-        ValueError: If a token id is outside the vocabulary, the cache holds another
-            batch size, or the tokens would go past the model's context (see
-            [`check_cache_step`][tutorial_code.validation.check_cache_step]).
+        ValueError: If a token id is outside the vocabulary, the cache holds
+            another batch size, or the tokens would go past the context.
     """
     offset = cache.length if position_offset is None else position_offset
     check_cache_step(model, tokens, cache, offset)
     n = tokens.size(1)
-    positions = model.positions.table[offset : offset + n]  # the new tokens' positions
+    # the new tokens' positions
+    positions = model.positions.table[offset : offset + n]
     x = model.embedding(tokens) + positions  # (B, n, d_model)
-    # New queries see every cached key and the new keys up to their own: rows
-    # t..t+n-1 of a causal mask. A single new token sees everything: no mask at all.
+    # New queries see every cached key and the new keys up to their own:
+    # rows t..t+n-1 of a causal mask. A single new token sees everything: no
+    # mask at all.
     t = cache.length
     allowed = None if n == 1 else causal_mask(t + n, device=tokens.device)[t:]
     # Pre-norm layers: x + attention(norm1(x)), then x + FFN(norm2(x)).
     for index, layer in enumerate(model.layers):
         attention, h = layer.attention, layer.norm1(x)
-        Q = split_heads(attention.W_Q(h), attention.num_heads)  # (B, h, n, d_k)
+        # (B, h, n, d_k)
+        Q = split_heads(attention.W_Q(h), attention.num_heads)
         K = split_heads(attention.W_K(h), attention.num_heads)
         V = split_heads(attention.W_V(h), attention.num_heads)
         if index < len(cache.keys):  # the earlier positions, computed once
@@ -427,33 +420,32 @@ def forward_with_cache(
 
 # --8<-- [start:top_p]
 def top_p_filter(logits: torch.Tensor, top_p: float) -> torch.Tensor:
-    """Keep the smallest set of tokens whose probabilities add up to at least `top_p`.
+    """-inf outside the fewest likeliest tokens whose probabilities reach top_p.
 
-    This set is the *nucleus* (top-p, or nucleus, sampling): sort the probabilities,
-    keep tokens until their sum reaches `top_p`, and set every other logit to -inf.
-    The likeliest token is always kept; `top_p=1` keeps every token.
-
-    Args:
-        logits: Next-token logits, (..., V).
-        top_p: The probability the kept tokens must reach, in (0, 1].
-
-    Returns:
-        The logits with -inf outside the nucleus, (..., V).
+    `logits`: (..., V); `top_p` in (0, 1]. The likeliest token is always
+    kept; `top_p=1` keeps every token.
 
     Examples:
         >>> top_p_filter(torch.tensor([2.0, 1.0, 0.0, -1.0]), 0.9)
         tensor([2., 1., 0., -inf])
     """
     if isinstance(top_p, bool) or not isinstance(top_p, int | float):
-        raise TypeError(f"top_p must be a number, got {top_p!r}; None keeps all tokens")
+        raise TypeError(
+            f"top_p must be a number, got {top_p!r}; None keeps all tokens"
+        )
     if not 0 < top_p <= 1:  # also refuses NaN
-        raise ValueError(f"top_p must be in (0, 1], got {top_p}; 1 keeps every token")
+        raise ValueError(
+            f"top_p must be in (0, 1], got {top_p}; 1 keeps every token"
+        )
     if top_p == 1:  # every token; float sums could drop a tiny last one
         return logits
     probabilities, order = logits.softmax(dim=-1).sort(dim=-1, descending=True)
-    ahead = probabilities.cumsum(dim=-1) - probabilities  # the likelier tokens' sum
-    outside = ahead >= top_p  # sorted order: the nucleus reached top_p before it
-    outside = outside.scatter(-1, order, outside)  # back to the tokens' own order
+    # the likelier tokens' sum
+    ahead = probabilities.cumsum(dim=-1) - probabilities
+    # sorted order: the nucleus reached top_p before it
+    outside = ahead >= top_p
+    # back to the tokens' own order
+    outside = outside.scatter(-1, order, outside)
     return logits.masked_fill(outside, float("-inf"))
 
 
@@ -472,35 +464,31 @@ def generate(
     use_cache: bool = False,
     top_p: float | None = None,
 ) -> torch.Tensor:
-    """Extend `prompt` (1-D ids) by `new_tokens` sampled ids, one at a time; returns prompt + new ids.
+    """`prompt` (1-D ids) and `new_tokens` ids sampled after it, one at a time.
 
-    Each step takes the logits of the newest position, divides them by `temperature` (below 1:
-    safer choices; above 1: more varied), keeps the `top_k` most likely characters, then the
-    nucleus of probability `top_p` ([`top_p_filter`][tutorial_code.language_model.top_p_filter]),
-    and samples from the softmax. Without a cache, each step runs the model on the last `context` ids. With
-    `use_cache=True`, only the newest id goes through the model, against the cached keys and
-    values of the others ([`forward_with_cache`][tutorial_code.language_model.forward_with_cache]).
-    Once the ids outgrow the context, the window slides and every position moves: the cache
-    starts again from the last `context` ids at each step (learned absolute positions allow
-    nothing better).
+    Each step divides the newest logits by `temperature`, keeps the `top_k`
+    likeliest, then the `top_p` nucleus. `use_cache=True` restarts the cache
+    at every step once the ids outgrow the context.
 
     Raises:
-        ValueError: If the prompt is empty or holds an id outside the vocabulary,
-            `new_tokens` is negative, `temperature` is not a finite number above 0,
-            `top_k` is not in 1..V, or `top_p` is not in (0, 1].
+        ValueError: If the prompt is empty or holds an id outside the
+            vocabulary, `new_tokens` is negative, `temperature` is not a finite
+            number above 0, `top_k` is not in 1..V, or `top_p` is not in (0, 1].
     """
     check_token_ids(prompt, model.embedding.num_embeddings, "prompt", dims=1)
     check_count(new_tokens, "new_tokens", minimum=0)
     check_sampling(temperature, top_k, model.embedding.num_embeddings)
     if top_p is not None:
-        top_p_filter(torch.zeros(1), top_p)  # refuses a bad top_p before the first step
+        # refuses a bad top_p before the first step
+        top_p_filter(torch.zeros(1), top_p)
     model.eval()
     ids, cache = prompt.clone(), None
     for _ in range(new_tokens):
         window = ids[-model.context :].unsqueeze(0)  # (1, t)
         if not use_cache:
             logits = model(window)[0][0, -1]
-        elif cache is None or len(ids) > model.context:  # first step, or the window slid: fill a new cache
+        # first step, or the window slid: fill a new cache
+        elif cache is None or len(ids) > model.context:
             cache = KVCache()
             logits = forward_with_cache(model, window, cache)[0, -1]
         else:  # only the newest id is new
@@ -511,13 +499,15 @@ def generate(
             logits = logits.masked_fill(logits < kth_largest, float("-inf"))
         if top_p is not None:
             logits = top_p_filter(logits, top_p)
-        next_id = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator)
+        next_id = torch.multinomial(
+            torch.softmax(logits, dim=-1), 1, generator=generator
+        )
         ids = torch.cat([ids, next_id])
     return ids
 
 
 def known_word_share(sample: str, reference: str) -> float:
-    """Share of the words (runs of letters) in `sample` that also occur as words in `reference`.
+    """Share of the words (runs of letters) of `sample` found in `reference`.
 
     Examples:
         >>> known_word_share("the cat sat on the mta", "the cat sat on a mat")
@@ -532,7 +522,7 @@ def known_word_share(sample: str, reference: str) -> float:
 
 
 def with_attention_weights(model: CharTransformer) -> CharTransformer:
-    """A copy of `model` on the hand-written attention, which returns its weights (same parameters)."""
+    """A copy of `model` on the hand-written attention, which gives weights."""
     first = model.layers[0].attention
     twin = CharTransformer(
         model.output.out_features,
@@ -547,35 +537,32 @@ def with_attention_weights(model: CharTransformer) -> CharTransformer:
     return twin.eval()
 
 
-@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# not shown: the build reads these runs from benchmarks/recorded-runs.json
+@recorded
 # --8<-- [start:held_out_bpc_per_seed]
-def held_out_bpc_per_seed(steps: int, seeds: list[int], **options) -> list[float]:
-    """Train the language model once per seed; each run's held-out bits per character.
+def held_out_bpc_per_seed(
+    steps: int, seeds: list[int], **options
+) -> list[float]:
+    """Held-out bpc of `trained_language_model(steps, seed, **options)` by seed.
 
     Torch's global random state is left as it was.
-
-    Args:
-        steps: Optimizer steps of each run.
-        seeds: One run per seed.
-        **options (object): Passed on to `trained_language_model`: `tie_weights`,
-            `embedding_std`, ...
-
-    Returns:
-        The held-out bits per character, per seed, in the order of `seeds`.
 
     Examples:
         >>> len(held_out_bpc_per_seed(1, [0]))
         1
     """
     with torch.random.fork_rng():
-        runs = [trained_language_model(steps, seed, **options) for seed in seeds]
+        runs = [
+            trained_language_model(steps, seed, **options) for seed in seeds
+        ]
     return [run.held_out_bpc for run in runs]
 
 
 # --8<-- [end:held_out_bpc_per_seed]
 
 
-@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# not shown: the build reads these runs from benchmarks/recorded-runs.json
+@recorded
 # --8<-- [start:known_word_share_per_seed]
 def known_word_share_per_seed(
     steps: int,
@@ -584,18 +571,9 @@ def known_word_share_per_seed(
     new_tokens: int = 1200,
     **sampling,
 ) -> list[float]:
-    """Sample from the trained language model once per sampling seed; the share of each
-    sample's words that occur in the training text.
+    """The `known_word_share` of one sample per seed, from the prompt "The ".
 
-    Args:
-        steps: Optimizer steps of the model.
-        seeds: One sample per seed, each from the prompt "The ".
-        model_seed: The seed the model was trained with. Defaults to 0.
-        new_tokens: Characters per sample. Defaults to 1200.
-        **sampling (object): Passed on to `generate`: `temperature`, `top_k`, `top_p`.
-
-    Returns:
-        The known-word share of each sample, in the order of `seeds`.
+    The model is trained with `model_seed`; `**sampling` goes to `generate`.
     """
     result = trained_language_model(steps, model_seed)
     text = python_reference_text()
@@ -605,7 +583,9 @@ def known_word_share_per_seed(
     shares = []
     for seed in seeds:
         generator = torch.Generator().manual_seed(seed)
-        ids = generate(result.model, start, new_tokens, generator=generator, **sampling)
+        ids = generate(
+            result.model, start, new_tokens, generator=generator, **sampling
+        )
         sample = result.vocabulary.decode(ids[len(start) :])
         shares.append(known_word_share(sample, reference))
     return shares

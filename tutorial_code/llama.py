@@ -1,10 +1,9 @@
 """A Llama-style decoder: the 2017 decoder-only Transformer with today's blocks.
 
-Against chapter 11's [`CharTransformer`][tutorial_code.language_model.CharTransformer]:
-RMSNorm instead of LayerNorm, rotary positions inside the attention instead of a table
-added to the embeddings, grouped-query attention, a SwiGLU feed-forward network and no
-biases. The layers are pre-norm, as in chapter 11: `x + attention(norm(x))`, then
-`x + feed_forward(norm(x))`.
+Against chapter 11's `CharTransformer`: RMSNorm instead of LayerNorm, rotary
+positions inside the attention instead of a table added to the embeddings,
+grouped-query attention, a SwiGLU feed-forward network and no biases. The
+layers are pre-norm, as in chapter 11.
 
 Shape letters: B = batch size, T = sequence length, V = vocabulary size,
 d_model = width of a token vector.
@@ -17,7 +16,11 @@ import time
 import torch
 from torch import nn
 
-from tutorial_code.grouped_query import GroupedQueryAttention, KVCache, layer_caches
+from tutorial_code.grouped_query import (
+    GroupedQueryAttention,
+    KVCache,
+    layer_caches,
+)
 from tutorial_code.language_model import (
     CharTransformer,
     CharVocabulary,
@@ -35,30 +38,21 @@ from tutorial_code.validation import (
 
 # --8<-- [end:imports]
 # isort: split
-from tutorial_code.shared_runs import recorded  # not shown: only the build acts on the mark
+# not shown: only the build acts on the mark
+from tutorial_code.shared_runs import recorded
 
 
 # --8<-- [start:llama_block]
 class LlamaBlock(nn.Module):
-    """One pre-norm layer: attention with RoPE, then SwiGLU, each after an RMSNorm.
+    """A pre-norm layer: attention with RoPE, then SwiGLU, each after RMSNorm.
 
-    `x + attention(attention_norm(x))`, then `x + feed_forward(feed_forward_norm(x))`,
-    with grouped-query attention and a SwiGLU network.
+    `x + attention(attention_norm(x))`, then
+    `x + feed_forward(feed_forward_norm(x))`.
 
     Args:
-        d_model: Width of the token vectors.
-        num_heads: Query heads.
         num_kv_heads: Key/value heads; must divide `num_heads`.
         d_ff: Hidden width of the SwiGLU network.
-        head_dim: Width of one head. Defaults to `d_model // num_heads`.
-        rope_base: Base of the rotary frequencies. Defaults to 10000.0.
-        eps: The RMSNorms' eps. Defaults to 1e-6.
-        attention_dropout: Dropout on the attention weights. Defaults to 0.0.
-
-    Shape:
-        - x: (B, n, d_model)
-        - padding_mask: (B, t + n) boolean, `True` = a real token
-        - output: (B, n, d_model)
+        head_dim: Width of one head; None for `d_model // num_heads`.
 
     Examples:
         >>> block = LlamaBlock(d_model=32, num_heads=4, num_kv_heads=2, d_ff=64)
@@ -96,7 +90,7 @@ class LlamaBlock(nn.Module):
         padding_mask: torch.Tensor | None = None,
         cache: KVCache | None = None,
     ) -> torch.Tensor:
-        """Return the updated token vectors, same shape as `x`."""
+        """Update x, (B, n, d_model); padding_mask: (B, t + n), True = real."""
         x = x + self.attention(self.attention_norm(x), padding_mask, cache)
         return x + self.feed_forward(self.feed_forward_norm(x))
 
@@ -106,37 +100,21 @@ class LlamaBlock(nn.Module):
 
 # --8<-- [start:llama_model]
 class LlamaModel(nn.Module):
-    """Token ids to next-token logits through a stack of Llama blocks.
+    """Token ids to next-token logits through a stack of `LlamaBlock`s.
 
-    Each layer is a [`LlamaBlock`][tutorial_code.llama.LlamaBlock]; a final RMSNorm and
-    an output layer follow.
-
-    No position table: positions enter through the rotations in each attention, so the
-    model accepts sequences of any length.
+    No position table: positions enter through the rotations in each attention,
+    so the model accepts sequences of any length.
 
     Args:
-        vocab_size: Number of tokens V.
-        d_model: Width of the token vectors.
-        num_layers: Number of blocks.
-        num_heads: Query heads per block.
         num_kv_heads: Key/value heads per block; must divide `num_heads`.
         d_ff: Hidden width of each SwiGLU network.
-        head_dim: Width of one head. Defaults to `d_model // num_heads`.
-        rope_base: Base of the rotary frequencies. Defaults to 10000.0.
-        eps: The RMSNorms' eps. Defaults to 1e-6.
-        tie_embeddings: Use the embedding table as the output layer's weight (one matrix
-            for both). Defaults to False, as in Llama 2.
-        attention_dropout: Dropout on the attention weights. Defaults to 0.0.
-
-    Shape:
-        - tokens: (B, n) token ids, the n positions after the t in `cache` (t = 0
-          without)
-        - padding_mask: (B, t + n) boolean, `True` = a real token; pad on the right
-        - output: logits (B, n, V)
+        head_dim: Width of one head; None for `d_model // num_heads`.
+        tie_embeddings: Use the embedding table as the output layer's weight
+            (Llama 2 does not).
 
     Examples:
-        >>> model = LlamaModel(50, 32, num_layers=2, num_heads=4, num_kv_heads=2,
-        ...                    d_ff=64)
+        >>> model = LlamaModel(50, 32, num_layers=2, num_heads=4,
+        ...                    num_kv_heads=2, d_ff=64)
         >>> model(torch.zeros(2, 5, dtype=torch.long)).shape
         torch.Size([2, 5, 50])
     """
@@ -157,13 +135,24 @@ class LlamaModel(nn.Module):
     ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, d_model)
-        block = (d_model, num_heads, num_kv_heads, d_ff, head_dim, rope_base, eps)
-        layers = [LlamaBlock(*block, attention_dropout) for _ in range(num_layers)]
+        block = (
+            d_model,
+            num_heads,
+            num_kv_heads,
+            d_ff,
+            head_dim,
+            rope_base,
+            eps,
+        )
+        layers = [
+            LlamaBlock(*block, attention_dropout) for _ in range(num_layers)
+        ]
         self.layers = nn.ModuleList(layers)
         self.final_norm = RMSNorm(d_model, eps)
         self.output = nn.Linear(d_model, vocab_size, bias=False)
         if tie_embeddings:
-            self.output.weight = self.embedding.weight  # one (V, d_model) matrix
+            # one (V, d_model) matrix
+            self.output.weight = self.embedding.weight
 
     def forward(
         self,
@@ -171,16 +160,20 @@ class LlamaModel(nn.Module):
         padding_mask: torch.Tensor | None = None,
         cache: list[KVCache] | None = None,
     ) -> torch.Tensor:
-        """Return the logits (B, n, V); with `cache`, after the cached positions."""
+        """Logits (B, n, V) for ids (B, n) after the t positions in `cache`.
+
+        Args:
+            padding_mask: (B, t + n), True = a real token; pad on the right.
+        """
         check_token_ids(tokens, self.embedding.num_embeddings)
-        caches = layer_caches(cache, len(self.layers))  # one per layer, or Nones
+        caches = layer_caches(cache, len(self.layers))  # one per layer or Nones
         x = self.embedding(tokens)  # (B, n, d_model): no positions added
         for layer, layer_cache in zip(self.layers, caches, strict=True):
             x = layer(x, padding_mask, layer_cache)
         return self.output(self.final_norm(x))  # (B, n, V)
 
     def new_cache(self) -> list[KVCache]:
-        """An empty [`KVCache`][tutorial_code.grouped_query.KVCache] for every layer."""
+        """An empty `KVCache` for every layer."""
         return [KVCache() for _ in self.layers]
 
 
@@ -197,17 +190,14 @@ def greedy_generate(
 ) -> torch.Tensor:
     """Extend each sequence by `new_tokens` ids, each time the most likely one.
 
-    Works with any model of this chapter that maps (B, T) ids to (B, T, V) logits and
-    has `new_cache()` ([`LlamaModel`][tutorial_code.llama.LlamaModel],
-    [`GPT2Model`][tutorial_code.gpt2.GPT2Model]). With `use_cache`, the prompt goes
-    through the model once and then only the newest id, against the cached keys and
-    values; without, every step runs the whole sequence again. Both give the same ids.
+    For a model that maps (B, T) ids to (B, T, V) logits and has `new_cache()`
+    (`LlamaModel`, `GPT2Model`). With `use_cache`, the prompt goes through the
+    model once, then only the newest id, against the cached keys and values;
+    without, each step runs the whole sequence again. Both give the same ids.
 
     Args:
-        model: The model, in eval mode.
+        model: In eval mode.
         tokens: The prompts, (B, T) ids of equal length (no padding).
-        new_tokens: How many ids to add.
-        use_cache: Keep the keys and values of past positions. Defaults to True.
 
     Returns:
         The prompts followed by the new ids, (B, T + new_tokens).
@@ -217,8 +207,8 @@ def greedy_generate(
         ValueError: If `new_tokens` is negative.
 
     Examples:
-        >>> model = LlamaModel(50, 32, num_layers=1, num_heads=4, num_kv_heads=1,
-        ...                    d_ff=64)
+        >>> model = LlamaModel(50, 32, num_layers=1, num_heads=4,
+        ...                    num_kv_heads=1, d_ff=64)
         >>> prompt = torch.zeros(1, 3, dtype=torch.long)
         >>> greedy_generate(model.eval(), prompt, new_tokens=4).shape
         torch.Size([1, 7])
@@ -240,20 +230,14 @@ def greedy_generate(
 
 # --8<-- [start:train_next_character]
 @torch.no_grad()
-def held_out_bpc(model: nn.Module, ids: torch.Tensor, context: int = 64) -> float:
-    """Bits per character of `model` on `ids`, read in windows of `context` characters.
+def held_out_bpc(
+    model: nn.Module, ids: torch.Tensor, context: int = 64
+) -> float:
+    """Bits per character of `model` on ids (N,), in windows of `context`.
 
-    The same measure as chapter 11's
-    [`bits_per_character`][tutorial_code.language_model.bits_per_character], for any
-    model that maps ids (B, T) to logits (B, T, V), or to a tuple that starts with them.
-
-    Args:
-        model: A next-character model; it is switched to eval mode.
-        ids: Character ids, (N,), at least `context + 1` of them.
-        context: Characters per window. Defaults to 64.
-
-    Returns:
-        Mean bits per predicted character.
+    Chapter 11's `bits_per_character`, for any model that maps ids (B, T) to
+    logits (B, T, V), or to a tuple that starts with them. It switches `model`
+    to eval mode and needs at least `context + 1` ids.
 
     Examples:
         >>> model = LlamaModel(10, 8, num_layers=1, num_heads=2, num_kv_heads=1,
@@ -268,7 +252,8 @@ def held_out_bpc(model: nn.Module, ids: torch.Tensor, context: int = 64) -> floa
     inputs = ids[:usable].view(-1, context)  # (windows, context)
     targets = ids[1 : usable + 1].view(-1, context)  # the next characters
     output = model(inputs)
-    logits = output[0] if isinstance(output, tuple) else output  # (windows, context, V)
+    # logits: (windows, context, V)
+    logits = output[0] if isinstance(output, tuple) else output
     loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
     return loss.item() / math.log(2)  # nats to bits
 
@@ -282,36 +267,19 @@ def train_next_character(
     lr: float = 1e-2,
     context: int = 64,
 ) -> float:
-    """Train `model` to predict the next character, with chapter 11's recipe.
+    """Train `model` in place to predict the next character, as in chapter 11.
 
-    AdamW (weight decay 0.01), 50 warm-up steps to `lr`, cosine decay to 0, gradients
-    clipped to norm 1, random windows of `context` characters: what
-    [`train_language_model`][tutorial_code.language_model.train_language_model] does,
-    for any model that maps ids (B, T) to logits (B, T, V) or to a tuple starting with
-    them. The same seed draws the same windows for every model.
-
-    Args:
-        model: The model to train, in place, on the CPU.
-        train_ids: Training text as character ids, (N,).
-        steps: Optimizer steps.
-        seed: Seeds the windows.
-        batch_size: Windows per step. Defaults to 32.
-        lr: Peak learning rate. Defaults to 1e-2.
-        context: Characters per window. Defaults to 64.
+    AdamW (weight decay 0.01), 50 warm-up steps to `lr`, cosine decay to 0,
+    gradients clipped to norm 1, random windows of `context` characters drawn
+    from `train_ids` (N,) with `seed`: the same seed draws the same windows for
+    every model. For any model mapping ids (B, T) to logits (B, T, V) or to a
+    tuple starting with them.
 
     Returns:
         The training time in seconds.
 
     Raises:
         ValueError: If `steps` is not positive.
-
-    Examples:
-        >>> model = LlamaModel(10, 8, num_layers=1, num_heads=2, num_kv_heads=1,
-        ...                    d_ff=16)
-        >>> train_next_character(model, torch.arange(100) % 10, steps=0, seed=0)
-        Traceback (most recent call last):
-        ...
-        ValueError: steps must be >= 1, got 0
     """
     check_count(steps, "steps")
     data = torch.Generator().manual_seed(seed)
@@ -321,7 +289,9 @@ def train_next_character(
     def factor(step: int) -> float:  # linear warm-up, then cosine decay to 0
         if step < warmup:
             return (step + 1) / warmup
-        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+        return 0.5 * (
+            1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup))
+        )
 
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
     model.train()
@@ -330,7 +300,9 @@ def train_next_character(
         inputs, targets = random_windows(train_ids, batch_size, context, data)
         output = model(inputs)
         logits = output[0] if isinstance(output, tuple) else output  # (B, T, V)
-        loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        loss = nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.flatten()
+        )
         optimizer.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -342,44 +314,36 @@ def train_next_character(
 # --8<-- [end:train_next_character]
 
 
-@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# not shown: the build reads these runs from benchmarks/recorded-runs.json
+@recorded
 # --8<-- [start:compare_with_chapter_11]
 def compare_with_chapter_11(
-    steps: int,
-    seeds: list[int],
-    d_ff: int,
-    num_kv_heads: int = 4,
+    steps: int, seeds: list[int], d_ff: int, num_kv_heads: int = 4
 ) -> dict[str, list[float]]:
-    """Chapter 11's model against a Llama-style one of the same size, once per seed.
+    """Chapter 11's model against a Llama-style one of its size, once per seed.
 
-    Both read the Python reference (chapter 11's text and split), are 2 layers of
-    width 64 with 4 query heads, and train with
-    [`train_next_character`][tutorial_code.llama.train_next_character]. Chapter 11's
-    [`CharTransformer`][tutorial_code.language_model.CharTransformer] runs on the
-    hand-written attention (`fused_attention=False`), as the Llama-style model does,
-    so that their times compare the blocks, not the attention kernel. Torch's global
-    random state is left as it was.
+    Both read the Python reference (chapter 11's text and split), have 2 layers
+    of width 64 with 4 query heads, and train with `train_next_character`.
+    `CharTransformer` runs the hand-written attention (`fused_attention=False`),
+    as the Llama-style model does, so the times compare the blocks, not the
+    attention kernel. Torch's global random state is left as it was.
 
     Args:
-        steps: Optimizer steps of each run.
         seeds: One run of each model per seed (its weights and its windows).
         d_ff: Hidden width of the Llama-style model's SwiGLU networks.
-        num_kv_heads: Key/value heads of the Llama-style model. Defaults to 4.
+        num_kv_heads: Key/value heads of the Llama-style model.
 
     Returns:
-        `{"chapter_11_bpc", "chapter_11_seconds", "llama_bpc", "llama_seconds"}`, each
-        a list with one value per seed: held-out bits per character and training time
-        in seconds. Empty without seeds.
-
-    Examples:
-        >>> compare_with_chapter_11(350, [], d_ff=185)  # no seeds, no runs
-        {}
+        A dict of `chapter_11_bpc`, `chapter_11_seconds`, `llama_bpc` and
+        `llama_seconds`, each a list with one value per seed: held-out bits per
+        character and training time in seconds. Empty without seeds.
     """
     text = python_reference_text()
     vocabulary = CharVocabulary.of(text)
     train_ids, held_out_ids = split(vocabulary.encode(text))
     V = len(vocabulary.chars)
-    runs: dict[str, list[float]] = {}  # "chapter_11_bpc": one value per seed, ...
+    # "chapter_11_bpc": one value per seed, ...
+    runs: dict[str, list[float]] = {}
     with torch.random.fork_rng():
         for seed in seeds:
             torch.manual_seed(seed)  # the initial weights

@@ -1,16 +1,4 @@
-"""Attention masks: which keys each query may look at.
-
-The convention on this whole site: **a mask is a boolean tensor and `True` means
-"may attend"**. `False` blocks a key. This is the convention of
-`torch.nn.functional.scaled_dot_product_attention`; `torch.nn.MultiheadAttention`
-uses the opposite one (`True` = blocked), so
-[`to_torch_multihead_mask`][tutorial_code.masks.to_torch_multihead_mask] flips a
-mask where our code meets it.
-
-Shape letters used here and on every page:
-B = batch size, h = number of heads, T = sequence length
-(T_q queries, T_k keys when they differ).
-"""
+"""Attention masks: which keys each query may look at; `True` = may attend."""
 
 # --8<-- [start:imports]
 import torch
@@ -29,25 +17,13 @@ def _describe(value: object) -> str:
 
 
 # --8<-- [start:padding_mask]
-def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Tensor:
-    """Mask that hides the padding at the end of each sequence.
+def padding_mask(
+    lengths: torch.Tensor, max_len: int | None = None
+) -> torch.Tensor:
+    """Mask (B, 1, 1, T) that hides the padding at the end of each sequence.
 
-    Args:
-        lengths: Number of real tokens in each sequence, integer tensor of shape (B,).
-        max_len: Padded length T. Defaults to `lengths.max()`.
-
-    Returns:
-        Boolean mask of shape (B, 1, 1, T): `True` for real tokens, `False` for
-        padding. The two singleton axes broadcast over heads and queries.
-
-    Raises:
-        TypeError: If `lengths` is not an integer tensor.
-        ValueError: If `lengths` is not 1-D, is negative, or exceeds `max_len`,
-            or if `max_len` is negative.
-
-    Shape:
-        - lengths: (B,)
-        - output: (B, 1, 1, T), broadcastable to (B, h, T_q, T)
+    `True` for real tokens; it broadcasts over heads and queries. `lengths` (B,)
+    holds integers in 0..`max_len`, which defaults to the longest.
 
     Examples:
         >>> padding_mask(torch.tensor([3, 1]), max_len=4)[:, 0, 0]
@@ -55,9 +31,15 @@ def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Ten
                 [ True, False, False, False]])
     """
     is_tensor = isinstance(lengths, torch.Tensor)
-    if not is_tensor or lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
+    if (
+        not is_tensor
+        or lengths.dtype.is_floating_point
+        or lengths.dtype == torch.bool
+    ):
         got = _describe(lengths)
-        raise TypeError(f"lengths must be an integer tensor of shape (B,), got {got}")
+        raise TypeError(
+            f"lengths must be an integer tensor of shape (B,), got {got}"
+        )
     if lengths.dim() != 1:
         shape = tuple(lengths.shape)
         raise ValueError(f"lengths must have shape (B,), got shape {shape}")
@@ -68,7 +50,9 @@ def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Ten
     if max_len < 0:
         raise ValueError(f"max_len must be >= 0, got {max_len}")
     if (lengths > max_len).any():
-        raise ValueError(f"a length in {lengths.tolist()} exceeds max_len={max_len}")
+        raise ValueError(
+            f"a length in {lengths.tolist()} exceeds max_len={max_len}"
+        )
     positions = torch.arange(max_len, device=lengths.device)  # (T,)
     keep = positions[None, :] < lengths[:, None]  # (B, T)
     return keep[:, None, None, :]  # (B, 1, 1, T)
@@ -78,22 +62,10 @@ def padding_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Ten
 
 
 # --8<-- [start:padding_mask_from_tokens]
-def padding_mask_from_tokens(tokens: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
-    """Mask that hides every position holding the padding token.
-
-    Args:
-        tokens: Token ids of shape (B, T).
-        pad_id: The id used for padding. Defaults to 0.
-
-    Returns:
-        Boolean mask of shape (B, 1, 1, T), `True` where the token is not padding.
-
-    Raises:
-        ValueError: If `tokens` is not 2-D.
-
-    Shape:
-        - tokens: (B, T)
-        - output: (B, 1, 1, T)
+def padding_mask_from_tokens(
+    tokens: torch.Tensor, pad_id: int = 0
+) -> torch.Tensor:
+    """Mask (B, 1, 1, T) of the tokens (B, T): `True` where it is not `pad_id`.
 
     Examples:
         >>> padding_mask_from_tokens(torch.tensor([[5, 7, 0, 0]]))[0, 0, 0]
@@ -109,23 +81,10 @@ def padding_mask_from_tokens(tokens: torch.Tensor, pad_id: int = 0) -> torch.Ten
 
 
 # --8<-- [start:causal_mask]
-def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch.Tensor:
-    """Mask that lets position t attend to positions 0..t and nothing later.
-
-    Args:
-        seq_len: Sequence length T.
-        device: Device of the returned mask. Defaults to the CPU.
-
-    Returns:
-        Lower-triangular boolean mask of shape (T, T), diagonal included:
-        query t may attend to key s exactly when s <= t.
-
-    Raises:
-        TypeError: If `seq_len` is not an int.
-        ValueError: If `seq_len` is not positive.
-
-    Shape:
-        - output: (T, T), broadcastable to (B, h, T, T)
+def causal_mask(
+    seq_len: int, device: torch.device | str | None = None
+) -> torch.Tensor:
+    """Mask (T, T): query t may attend to keys 0..t, itself included.
 
     Examples:
         >>> causal_mask(3)
@@ -146,19 +105,7 @@ def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch
 
 # --8<-- [start:to_torch_multihead_mask]
 def to_torch_multihead_mask(mask: torch.Tensor) -> torch.Tensor:
-    """Convert a mask of this site's convention to `nn.MultiheadAttention`'s.
-
-    `nn.MultiheadAttention` reads a boolean `attn_mask` or `key_padding_mask`
-    with `True` meaning *blocked*, the opposite of this site. This flips it.
-
-    Args:
-        mask: Boolean mask, `True` = may attend.
-
-    Returns:
-        Boolean mask of the same shape, `True` = blocked.
-
-    Raises:
-        TypeError: If `mask` is not boolean.
+    """Flip a mask to `nn.MultiheadAttention`'s convention: `True` = blocked.
 
     Examples:
         >>> to_torch_multihead_mask(causal_mask(2))
@@ -183,40 +130,24 @@ def merge_masks(
     query: torch.Tensor,
     key: torch.Tensor,
 ) -> torch.Tensor | None:
-    """The one mask attention applies: `mask` and `key_padding_mask` together, after checking both.
+    """The one mask attention applies: `mask` and `key_padding_mask`, checked.
 
-    Two masks answer two questions. `mask` says which keys each query may see, the same for every
-    sequence (a causal mask), or per sequence with all four axes. `key_padding_mask` says which
-    keys of each sequence are real tokens. Keeping them apart, as `nn.MultiheadAttention` does,
-    means a (B, T) padding mask is never read as (T_q, T_k) when B happens to equal T_q.
+    Only the sizes of `query` (B, T_q, ...) and `key` (B, T_k, ...) are read.
 
     Args:
-        mask: None; or a boolean mask (`True` = may attend) or a float mask (added to the scores)
-            of shape (T_q, T_k) exactly, or of four axes broadcastable to (B, h, T_q, T_k).
-        key_padding_mask: None, or a boolean mask of shape (B, T_k): `True` for a real token, which
-            may be attended, `False` for padding (the opposite of PyTorch's `key_padding_mask`).
-        query: The queries, (B, T_q, ...); only the sizes are read.
-        key: The keys, (B, T_k, ...); only the sizes are read.
+        mask: Boolean (`True` = may attend) or float (added to the scores),
+            (T_q, T_k) exactly or four axes broadcastable to (B, h, T_q, T_k).
+        key_padding_mask: Boolean (B, T_k), `True` for a real token (the
+            opposite of PyTorch's).
 
     Returns:
-        None if both masks are None, `mask` itself if there is no padding mask, else both combined,
-        broadcastable to (B, h, T_q, T_k): a boolean `mask` and the padding are combined with `&`, a
-        float mask gets `-inf` at the padding.
-
-    Raises:
-        TypeError: If a mask is not a tensor, `mask` is neither boolean nor floating point, or
-            `key_padding_mask` is not boolean.
-        ValueError: If `mask` has neither 2 nor 4 axes, a 2-D `mask` is not (T_q, T_k), or
-            `key_padding_mask` is not (B, T_k).
-
-    Shape:
-        - mask: (T_q, T_k), or broadcastable to (B, h, T_q, T_k) with four axes
-        - key_padding_mask: (B, T_k)
-        - output: broadcastable to (B, h, T_q, T_k)
+        None if both are None, else both combined, broadcastable to
+        (B, h, T_q, T_k); a float `mask` gets `-inf` at the padding.
 
     Examples:
         >>> x = torch.zeros(2, 3, 8)  # (B=2, T=3, d_model=8)
-        >>> merged = merge_masks(causal_mask(3), torch.tensor([[True, True, False], [True, True, True]]), x, x)
+        >>> padding = torch.tensor([[True, True, False], [True, True, True]])
+        >>> merged = merge_masks(causal_mask(3), padding, x, x)
         >>> merged.shape
         torch.Size([2, 1, 3, 3])
         >>> merged[0, 0]
@@ -227,38 +158,59 @@ def merge_masks(
     if mask is None and key_padding_mask is None:
         return None
     if query.dim() < 2 or key.dim() < 2:
-        raise ValueError(f"query and key must be (B, T, ...), got shapes {tuple(query.shape)} and {tuple(key.shape)}")
+        raise ValueError(
+            f"query and key must be (B, T, ...), got shapes "
+            f"{tuple(query.shape)} and {tuple(key.shape)}"
+        )
     (batch, query_len), key_len = query.shape[:2], key.size(1)
     if mask is not None:
         if not isinstance(mask, torch.Tensor):
-            raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+            raise TypeError(
+                f"mask must be a torch.Tensor, got {type(mask).__name__}"
+            )
         if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
             raise TypeError(
-                f"mask must be boolean (True = may attend) or floating point (added to the scores), "
+                f"mask must be boolean (True = may attend) or floating point "
+                f"(added to the scores), "
                 f"got dtype {mask.dtype}; for a 0/1 mask use mask.bool()"
             )
         if mask.dim() == 2 and mask.shape != (query_len, key_len):
             raise ValueError(
-                f"a 2-D mask is read as (T_q, T_k) = {(query_len, key_len)}, got shape {tuple(mask.shape)}; "
-                "a (B, T_k) padding mask goes in key_padding_mask (True = real token)"
+                f"a 2-D mask is read as (T_q, T_k) = {(query_len, key_len)}, "
+                f"got shape {tuple(mask.shape)}; "
+                "a (B, T_k) padding mask goes in key_padding_mask "
+                "(True = real token)"
             )
-        if mask.dim() != 2 and mask.dim() != 4:  # 3 axes could be (B, T_q, T_k) or (h, T_q, T_k)
+        # 3 axes could be (B, T_q, T_k) or (h, T_q, T_k)
+        if mask.dim() != 2 and mask.dim() != 4:
             raise ValueError(
-                f"mask must be (T_q, T_k) = {(query_len, key_len)} or have four axes, broadcastable to "
-                f"(B, h, T_q, T_k), got shape {tuple(mask.shape)}; a (B, T_k) padding mask goes in key_padding_mask"
+                f"mask must be (T_q, T_k) = {(query_len, key_len)} or have "
+                f"four axes, broadcastable to "
+                f"(B, h, T_q, T_k), got shape {tuple(mask.shape)}; "
+                f"a (B, T_k) padding mask goes in key_padding_mask"
             )
     if key_padding_mask is None:
         return mask
-    if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool:
+    if (
+        not isinstance(key_padding_mask, torch.Tensor)
+        or key_padding_mask.dtype != torch.bool
+    ):
         raise TypeError(
-            f"key_padding_mask must be boolean, True for a real token (the opposite of nn.MultiheadAttention's), "
+            f"key_padding_mask must be boolean, True for a real token "
+            f"(the opposite of nn.MultiheadAttention's), "
             f"got {_describe(key_padding_mask)}"
         )
     if key_padding_mask.shape != (batch, key_len):
         raise ValueError(
-            f"key_padding_mask must have shape (B, T_k) = {(batch, key_len)}, got {tuple(key_padding_mask.shape)}"
+            f"key_padding_mask must have shape (B, T_k) = {(batch, key_len)}, "
+            f"got {tuple(key_padding_mask.shape)}"
         )
-    keep = key_padding_mask[:, None, None, :]  # (B, 1, 1, T_k): broadcasts over heads and queries
+    # (B, 1, 1, T_k): broadcasts over heads and queries
+    keep = key_padding_mask[:, None, None, :]
     if mask is None:
         return keep
-    return mask & keep if mask.dtype == torch.bool else torch.where(keep, mask, float("-inf"))
+    return (
+        mask & keep
+        if mask.dtype == torch.bool
+        else torch.where(keep, mask, float("-inf"))
+    )

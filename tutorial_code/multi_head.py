@@ -1,11 +1,6 @@
-"""Multi-head attention: h heads side by side, mixed by the output projection W_O.
+"""Multi-head attention: h heads side by side, mixed by the output projection.
 
-Shape letters: B = batch size, T = sequence length (T_q queries, T_k keys),
-d_model = width of a token vector, h = `num_heads`, d_k = d_model / h = width of
-one head.
-
-Masks follow the site's convention: boolean, `True` = may attend, broadcastable
-to (B, h, T_q, T_k); see [`tutorial_code.masks`][tutorial_code.masks].
+Shapes: h = `num_heads`, d_k = d_model / h the width of one head.
 """
 
 # --8<-- [start:imports]
@@ -21,14 +16,7 @@ from tutorial_code.masks import merge_masks
 
 # --8<-- [start:split_heads]
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """Cut the last axis into `num_heads` slices and move heads before positions.
-
-    Args:
-        x: Projected tokens, shape (B, T, d_model).
-        num_heads: Number of heads h; must divide d_model.
-
-    Returns:
-        Tensor of shape (B, h, T, d_k).
+    """Cut the last axis into heads: (B, T, d_model) to (B, h, T, d_k).
 
     Examples:
         >>> split_heads(torch.zeros(2, 5, 8), num_heads=4).shape
@@ -46,13 +34,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 
 # --8<-- [start:combine_heads]
 def combine_heads(x: torch.Tensor) -> torch.Tensor:
-    """Undo [`split_heads`][tutorial_code.multi_head.split_heads]: join the heads.
-
-    Args:
-        x: Per-head outputs, shape (B, h, T, d_k).
-
-    Returns:
-        Tensor of shape (B, T, h * d_k): each token's head outputs side by side.
+    """Undo `split_heads`: (B, h, T, d_k) to (B, T, h * d_k).
 
     Examples:
         >>> combine_heads(torch.zeros(2, 4, 5, 2)).shape
@@ -69,22 +51,12 @@ def combine_heads(x: torch.Tensor) -> torch.Tensor:
 
 # --8<-- [start:heads_loop]
 def attend_head_by_head(
-    Q: torch.Tensor,
-    K: torch.Tensor,
-    V: torch.Tensor,
-    num_heads: int,
+    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, num_heads: int
 ) -> torch.Tensor:
-    """Attention one head at a time, in a Python loop: what batching the heads replaces.
+    """Attention one head at a time, in a loop: what batching heads replaces.
 
-    Args:
-        Q: Projected queries, shape (B, T_q, d_model).
-        K: Projected keys, shape (B, T_k, d_model).
-        V: Projected values, shape (B, T_k, d_model).
-        num_heads: Number of heads h; must divide d_model.
-
-    Returns:
-        The heads' outputs side by side, shape (B, T_q, d_model): the same as
-        `combine_heads` of the batched heads.
+    `Q` (B, T_q, d_model) and `K`, `V` (B, T_k, d_model) are already projected;
+    the result (B, T_q, d_model) equals `combine_heads` of the batched heads.
 
     Examples:
         >>> attend_head_by_head(*torch.randn(3, 2, 5, 8), num_heads=4).shape
@@ -94,7 +66,9 @@ def attend_head_by_head(
     heads = []
     for i in range(num_heads):  # head i owns columns i*d_k to (i+1)*d_k
         cols = slice(i * d_k, (i + 1) * d_k)
-        head, _ = scaled_dot_product_attention(Q[..., cols], K[..., cols], V[..., cols])
+        head, _ = scaled_dot_product_attention(
+            Q[..., cols], K[..., cols], V[..., cols]
+        )
         heads.append(head)  # (B, T_q, d_k)
     return torch.cat(heads, dim=-1)  # (B, T_q, d_model)
 
@@ -104,28 +78,11 @@ def attend_head_by_head(
 
 # --8<-- [start:multi_head_attention]
 class MultiHeadAttention(nn.Module):
-    """Multi-head attention with projections W_Q, W_K, W_V and output projection W_O.
-
-    Each head attends in its own d_k-wide slice of the projected queries, keys and
-    values. Concatenating the heads only puts their results side by side; W_O, a
-    d_model x d_model matrix, is what lets every output feature draw on every head.
+    """Multi-head attention: projections W_Q, W_K, W_V, output projection W_O.
 
     Args:
-        d_model: Width of the token vectors.
         num_heads: Number of heads h. Must divide `d_model`.
-        dropout: Dropout probability on the attention weights. Defaults to 0.0.
-        bias: Whether the four projections have biases. Defaults to True.
-
-    Raises:
-        ValueError: If `d_model` is not divisible by `num_heads`.
-
-    Shape:
-        - query: (B, T_q, d_model)
-        - key, value: (B, T_k, d_model); default to `query` (self-attention)
-        - mask: (T_q, T_k), or four axes broadcastable to (B, h, T_q, T_k)
-        - key_padding_mask: (B, T_k), `True` = a real token (PyTorch's is the opposite)
-        - output: (B, T_q, d_model)
-        - weights: (B, h, T_q, T_k)
+        dropout: Dropout probability on the attention weights.
 
     Examples:
         >>> attention = MultiHeadAttention(d_model=16, num_heads=4)
@@ -144,7 +101,8 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         if num_heads < 1 or d_model % num_heads != 0:
             raise ValueError(
-                f"d_model={d_model} must be divisible by num_heads={num_heads}; "
+                f"d_model={d_model} must be divisible by "
+                f"num_heads={num_heads}; "
                 f"each head gets d_k = d_model / num_heads features"
             )
         self.d_model = d_model
@@ -164,11 +122,17 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None = None,
         key_padding_mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Return `(output, weights)`; `key` and `value` default to `query`."""
+        """Return `(output, weights)`, (B, T_q, d_model) and (B, h, T_q, T_k).
+
+        `key` defaults to `query` and `value` to `key`. `mask` is (T_q, T_k) or
+        four axes broadcastable to (B, h, T_q, T_k); `key_padding_mask` is
+        (B, T_k), `True` = a real token (PyTorch's is the opposite).
+        """
         key = query if key is None else key
         value = key if value is None else value
         self._check_inputs(query, key, value)
-        mask = merge_masks(mask, key_padding_mask, query, key)  # both masks as one
+        # both masks as one
+        mask = merge_masks(mask, key_padding_mask, query, key)
         Q = split_heads(self.W_Q(query), self.num_heads)  # (B, h, T_q, d_k)
         K = split_heads(self.W_K(key), self.num_heads)  # (B, h, T_k, d_k)
         V = split_heads(self.W_V(value), self.num_heads)  # (B, h, T_k, d_k)
@@ -187,21 +151,24 @@ class MultiHeadAttention(nn.Module):
         return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
 
     def _check_inputs(
-        self,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        value: torch.Tensor,
+        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
     ) -> None:
         for name, x in (("query", query), ("key", key), ("value", value)):
             if x.dim() != 3 or x.size(-1) != self.d_model:
-                message = f"{name} must have shape (B, T, d_model={self.d_model})"
+                message = (
+                    f"{name} must have shape (B, T, d_model={self.d_model})"
+                )
                 raise ValueError(f"{message}, got shape {tuple(x.shape)}")
         if key.shape[:2] != value.shape[:2]:
             shapes = f"{tuple(key.shape)} and {tuple(value.shape)}"
-            raise ValueError(f"key and value must have the same (B, T_k), got {shapes}")
+            raise ValueError(
+                f"key and value must have the same (B, T_k), got {shapes}"
+            )
         if query.size(0) != key.size(0):
             sizes = f"got {query.size(0)} and {key.size(0)}"
-            raise ValueError(f"query and key must have the same batch size, {sizes}")
+            raise ValueError(
+                f"query and key must have the same batch size, {sizes}"
+            )
 
 
 # --8<-- [end:multi_head_attention]
@@ -211,22 +178,8 @@ class MultiHeadAttention(nn.Module):
 class EfficientMultiHeadAttention(MultiHeadAttention):
     """`MultiHeadAttention` on PyTorch's fused attention kernel.
 
-    Same parameters and same results as
-    [`MultiHeadAttention`][tutorial_code.multi_head.MultiHeadAttention],
-    but the attention itself runs in `torch.nn.functional.scaled_dot_product_attention`,
-    whose fused kernels do not store the (B, h, T_q, T_k) weights (its fallback math
-    kernel does). The price: it returns `None` instead of the weights.
-
-    Args:
-        d_model: Width of the token vectors.
-        num_heads: Number of heads h. Must divide `d_model`.
-        dropout: Dropout probability on the attention weights. Defaults to 0.0.
-        bias: Whether the four projections have biases. Defaults to True.
-
-    Shape:
-        - query: (B, T_q, d_model)
-        - mask, key_padding_mask: as in `MultiHeadAttention`
-        - output: (B, T_q, d_model)
+    Same parameters and results, but the kernel does not keep the weights: it
+    returns `None` instead of them.
 
     Examples:
         >>> attention = EfficientMultiHeadAttention(d_model=16, num_heads=4)

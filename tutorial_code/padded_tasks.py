@@ -1,14 +1,8 @@
-"""Two tasks on digit sequences of different lengths, padded to the longest of a batch.
+"""Two tasks on digit sequences of different lengths, padded to the longest.
 
-Sequences of 3 to 12 digits are padded with the token `PAD` to the length T of the
-longest sequence in the batch. *Classification* gives one label per sequence: whether
-the mean of its digits is above 4.5. *Tagging* gives one label per token: whether the
-digit is above the mean of its sequence. Both labels depend on every real digit and on
-no padding, so a model that lets padding in gives answers that change with the amount
-of padding.
-
-Shape letters: B = batch size, T = the batch's sequence length (real tokens and
-padding), C = number of classes or tags.
+Shape letters: B = batch size, T = the batch's length (real tokens and
+padding), C = number of classes or tags. Functions of `tokens` raise TypeError
+for a non-integer tensor and ValueError unless it is (B, T) ids 0-10.
 """
 
 # --8<-- [start:imports]
@@ -24,12 +18,14 @@ from tutorial_code.validation import check_count, check_targets, check_token_ids
 
 # --8<-- [end:imports]
 # isort: split
-from tutorial_code.shared_runs import reusable  # not shown: only the build acts on the mark
+# not shown: only the build acts on the mark
+from tutorial_code.shared_runs import reusable
 
 # --8<-- [start:data]
 PAD = 10  # the padding token; digits are the tokens 0-9
 VOCAB_SIZE = 11
-IGNORE = -100  # the label of a padded position: cross_entropy's default ignore_index
+# the label of a padded position: cross_entropy's default ignore_index
+IGNORE = -100
 
 
 def padded_batch(
@@ -38,24 +34,7 @@ def padded_batch(
     max_len: int = 12,
     generator: torch.Generator | None = None,
 ) -> torch.Tensor:
-    """Random digit sequences of random lengths, padded with `PAD` to the longest.
-
-    Args:
-        batch_size: Number of sequences B. Defaults to 32.
-        min_len: Fewest digits in a sequence. Defaults to 3.
-        max_len: Most digits in a sequence. Defaults to 12.
-        generator: Random generator, for reproducible batches. Defaults to None.
-
-    Returns:
-        Token ids: digits 0-9, then `PAD` up to the longest sequence.
-
-    Raises:
-        TypeError: If a count is not an int.
-        ValueError: If `batch_size` or `min_len` is below 1, or `max_len` is below
-            `min_len`.
-
-    Shape:
-        - output: (B, T), T the longest sequence's length
+    """Digit sequences of random lengths, (B, T) ids padded with `PAD`.
 
     Examples:
         >>> tokens = padded_batch(3, generator=torch.Generator().manual_seed(0))
@@ -65,7 +44,9 @@ def padded_batch(
     check_count(batch_size, "batch_size")
     check_count(min_len, "min_len")
     check_count(max_len, "max_len", minimum=min_len)
-    lengths = torch.randint(min_len, max_len + 1, (batch_size,), generator=generator)
+    lengths = torch.randint(
+        min_len, max_len + 1, (batch_size,), generator=generator
+    )
     T = int(lengths.max())  # the longest sequence sets the batch's length
     digits = torch.randint(0, 10, (batch_size, T), generator=generator)
     real = torch.arange(T) < lengths[:, None]  # (B, T): True = a real digit
@@ -73,22 +54,7 @@ def padded_batch(
 
 
 def add_padding(tokens: torch.Tensor, extra: int) -> torch.Tensor:
-    """Append `extra` more `PAD` tokens to every sequence.
-
-    Args:
-        tokens: Token ids.
-        extra: Padding tokens to append; 0 returns the same ids.
-
-    Returns:
-        The same sequences, `extra` positions longer.
-
-    Raises:
-        TypeError: If `tokens` is not an integer tensor or `extra` not an int.
-        ValueError: If `tokens` is not (B, T) ids or `extra` is negative.
-
-    Shape:
-        - tokens: (B, T)
-        - output: (B, T + extra)
+    """Append `extra` >= 0 more `PAD` tokens to every sequence: (B, T + extra).
 
     Examples:
         >>> add_padding(torch.tensor([[3, 4, PAD]]), 2)
@@ -96,25 +62,13 @@ def add_padding(tokens: torch.Tensor, extra: int) -> torch.Tensor:
     """
     check_token_ids(tokens, VOCAB_SIZE)
     check_count(extra, "extra", minimum=0)
-    return torch.cat([tokens, tokens.new_full((tokens.size(0), extra), PAD)], dim=1)
+    return torch.cat(
+        [tokens, tokens.new_full((tokens.size(0), extra), PAD)], dim=1
+    )
 
 
 def sequence_labels(tokens: torch.Tensor) -> torch.Tensor:
-    """One label per sequence: 1 if the mean of its digits is above 4.5, else 0.
-
-    Args:
-        tokens: Padded token ids.
-
-    Returns:
-        The labels, integers 0 or 1.
-
-    Raises:
-        TypeError: If `tokens` is not an integer tensor.
-        ValueError: If `tokens` is not (B, T) or holds an id outside 0-10.
-
-    Shape:
-        - tokens: (B, T)
-        - output: (B,)
+    """One label per sequence, (B,): 1 if the mean of its digits is above 4.5.
 
     Examples:
         >>> sequence_labels(torch.tensor([[9, 1, 8, PAD], [0, 9, PAD, PAD]]))
@@ -127,21 +81,9 @@ def sequence_labels(tokens: torch.Tensor) -> torch.Tensor:
 
 
 def token_labels(tokens: torch.Tensor) -> torch.Tensor:
-    """One tag per token: 1 if the digit is above its sequence's mean, else 0.
+    """One tag per token, (B, T): 1 if the digit is above its sequence's mean.
 
-    Args:
-        tokens: Padded token ids.
-
-    Returns:
-        The tags, integers 0 or 1, and `IGNORE` at every padded position.
-
-    Raises:
-        TypeError: If `tokens` is not an integer tensor.
-        ValueError: If `tokens` is not (B, T) or holds an id outside 0-10.
-
-    Shape:
-        - tokens: (B, T)
-        - output: (B, T)
+    Padded positions get `IGNORE`.
 
     Examples:
         >>> token_labels(torch.tensor([[1, 2, 6, PAD]]))
@@ -150,7 +92,8 @@ def token_labels(tokens: torch.Tensor) -> torch.Tensor:
     check_token_ids(tokens, VOCAB_SIZE)
     real = tokens != PAD  # (B, T)
     total = (tokens * real).sum(dim=1, keepdim=True)  # (B, 1)
-    above = tokens * real.sum(dim=1, keepdim=True) > total  # digit > total / length
+    # digit > total / length
+    above = tokens * real.sum(dim=1, keepdim=True) > total
     return above.long().masked_fill(~real, IGNORE)
 
 
@@ -159,27 +102,21 @@ def token_labels(tokens: torch.Tensor) -> torch.Tensor:
 
 # --8<-- [start:tagger]
 class EncoderTagger(nn.Module):
-    """An [`Encoder`][tutorial_code.encoder.Encoder] with a head for every token.
+    """An `Encoder` with a linear head: (B, T) ids to (B, T, C) logits.
 
-    Each encoded token goes through the same linear layer. The outputs at padded
-    positions are computed too, and mean nothing: the loss and the accuracy skip them.
+    The outputs at padded positions mean nothing: loss and accuracy skip them.
 
     Args:
-        encoder: The encoder; set its `pad_id`, so that no token attends to padding.
-        num_tags: Number of tags C.
+        encoder: Set its `pad_id`, so that no token attends to padding.
 
     Raises:
         ValueError: If `num_tags` is smaller than 2.
 
-    Shape:
-        - tokens: (B, T), integer ids
-        - output: (B, T, C), logits for `nn.CrossEntropyLoss`
-
     Examples:
-        >>> encoder = Encoder(
-        ...     vocab_size=11, d_model=16, num_heads=4, d_ff=32, num_layers=1, pad_id=10
-        ... )
-        >>> EncoderTagger(encoder, num_tags=2)(torch.tensor([[3, 4, 10]])).shape
+        >>> encoder = Encoder(vocab_size=11, d_model=16, num_heads=4, d_ff=32,
+        ...                   num_layers=1, pad_id=10)
+        >>> tagger = EncoderTagger(encoder, num_tags=2)
+        >>> tagger(torch.tensor([[3, 4, 10]])).shape
         torch.Size([1, 3, 2])
     """
 
@@ -208,26 +145,20 @@ def accuracy(
 ) -> float:
     """The share of correct answers, over the labels that are not `IGNORE`.
 
-    For a classifier, the share of sequences; for a tagger, the share of real tokens.
-
     Args:
         model: A classifier (logits (B, C)) or a tagger (logits (B, T, C)).
-        labels: [`sequence_labels`][tutorial_code.padded_tasks.sequence_labels] or
-            [`token_labels`][tutorial_code.padded_tasks.token_labels].
-        tokens: Padded token ids, (B, T).
-
-    Returns:
-        The accuracy, between 0 and 1.
+        labels: `sequence_labels` or `token_labels`.
 
     Raises:
-        ValueError: If `labels` does not fit the model (a label per sequence for a
-            tagger, or the reverse), or every position is padding.
+        ValueError: If `labels` does not fit the model (a label per sequence
+            for a tagger, or the reverse), or every position is padding.
 
     Examples:
         >>> class Ones(nn.Module):
         ...     def forward(self, tokens):
         ...         return torch.tensor([0.0, 1.0]).expand(*tokens.shape, 2)
-        >>> round(accuracy(Ones(), token_labels, torch.tensor([[1, 2, 6, PAD]])), 4)
+        >>> tokens = torch.tensor([[1, 2, 6, PAD]])
+        >>> round(accuracy(Ones(), token_labels, tokens), 4)
         0.3333
     """
     model.eval()
@@ -240,23 +171,10 @@ def accuracy(
 
 
 def held_out(sequences: int = 512) -> torch.Tensor:
-    """A fixed batch of padded sequences, drawn with seed 1234, that no training draws.
-
-    Args:
-        sequences: Number of sequences B. Defaults to 512.
-
-    Returns:
-        Token ids, as
-        [`padded_batch`][tutorial_code.padded_tasks.padded_batch] makes them.
-
-    Shape:
-        - output: (B, T)
-
-    Examples:
-        >>> torch.equal(held_out(4), held_out(4))
-        True
-    """
-    return padded_batch(sequences, generator=torch.Generator().manual_seed(1234))
+    """A fixed `padded_batch` of seed 1234, which no training draws."""
+    return padded_batch(
+        sequences, generator=torch.Generator().manual_seed(1234)
+    )
 
 
 # --8<-- [end:accuracy]
@@ -265,14 +183,11 @@ def held_out(sequences: int = 512) -> torch.Tensor:
 # --8<-- [start:result]
 @dataclass
 class PaddedResult:
-    """What [`train_padded`][tutorial_code.padded_tasks.train_padded] returns.
+    """What `train_padded` returns.
 
     Attributes:
         model: The trained model, in eval mode, on the CPU.
-        losses: Training cross-entropy at every step.
-        accuracy: Accuracy on the held-out batch, see
-            [`accuracy`][tutorial_code.padded_tasks.accuracy].
-        seconds: Wall-clock training time.
+        accuracy: `accuracy` on the held-out batch.
     """
 
     model: nn.Module
@@ -284,7 +199,7 @@ class PaddedResult:
 # --8<-- [end:result]
 
 
-@reusable  # not shown: the build shares trainings (tutorial_code/shared_runs.py)
+@reusable  # not shown: the build shares trainings (shared_runs.py)
 # --8<-- [start:train_padded]
 def train_padded(
     model: nn.Module,
@@ -295,43 +210,43 @@ def train_padded(
     lr: float = 3e-3,
     device: str = "cpu",
 ) -> PaddedResult:
-    """Train a classifier or a tagger on padded batches with Adam and cross-entropy.
+    """Train a classifier or a tagger on padded batches, Adam and cross-entropy.
 
     Args:
-        model: An `EncoderClassifier` or an
-            [`EncoderTagger`][tutorial_code.padded_tasks.EncoderTagger].
-        labels: Makes its targets from a batch: `sequence_labels` or `token_labels`.
-        steps: Optimizer steps, one fresh batch each. Defaults to 150.
-        seed: Seeds the batches and the dropout. Defaults to 0.
-        batch_size: Sequences per batch. Defaults to 32.
-        lr: Adam's learning rate. Defaults to 3e-3.
-        device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
-
-    Returns:
-        A [`PaddedResult`][tutorial_code.padded_tasks.PaddedResult].
+        model: An `EncoderClassifier` or an `EncoderTagger`.
+        labels: `sequence_labels` or `token_labels`.
+        seed: Seeds the batches and the dropout.
+        device: Where to train; the model comes back on the CPU.
     """
     check_count(steps, "steps")
     check_count(batch_size, "batch_size")
     torch.manual_seed(seed)  # dropout draws from the global generator
-    data = torch.Generator().manual_seed(seed)  # the batches: same seed, same data
+    # the batches: same seed, same data
+    data = torch.Generator().manual_seed(seed)
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)  # faster
+    # faster
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     losses, start = [], time.perf_counter()
     model.train()
     for _ in range(steps):
         tokens = padded_batch(batch_size, generator=data)
         targets = labels(tokens).to(device)  # (B,) or (B, T)
         logits = model(tokens.to(device))  # (B, C) or (B, T, C)
-        check_targets(logits, targets, IGNORE)  # the labels fit the model's kind
-        rows = logits.flatten(0, -2), targets.flatten()  # one per sequence or token
-        loss = nn.functional.cross_entropy(*rows, ignore_index=IGNORE)  # skips IGNORE
+        # the labels fit the model's kind
+        check_targets(logits, targets, IGNORE)
+        # one per sequence or token
+        rows = (logits.flatten(0, -2), targets.flatten())
+        # skips IGNORE
+        loss = nn.functional.cross_entropy(*rows, ignore_index=IGNORE)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
     seconds = time.perf_counter() - start
     model.cpu().eval()
-    return PaddedResult(model, losses, accuracy(model, labels, held_out()), seconds)
+    return PaddedResult(
+        model, losses, accuracy(model, labels, held_out()), seconds
+    )
 
 
 # --8<-- [end:train_padded]

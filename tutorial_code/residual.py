@@ -1,7 +1,4 @@
-"""Residual connections and LayerNorm: what each contributes to a deep stack, measured.
-
-Shape letters: B = batch size, T = sequence length, d_model = width of a token vector.
-"""
+"""Residual connections and LayerNorm: what each does for a deep stack."""
 
 # --8<-- [start:imports]
 import torch
@@ -15,23 +12,14 @@ from tutorial_code.validation import check_counts
 
 # --8<-- [start:block]
 class Block(nn.Module):
-    """A feed-forward sub-layer, with or without its residual connection and LayerNorm.
+    """A feed-forward sub-layer, with or without its residual and its norm.
 
-    With both it computes `norm(x + ffn(x))` (post-norm, as in the paper). Without
-    the residual, every layer must pass the whole signal (and the whole gradient)
-    through its weights; without the norm, nothing rescales the activations.
-
-    Args:
-        d_model: Width of the token vectors.
-        residual: Whether to add the input back. Defaults to True.
-        norm: Whether to apply LayerNorm after the sum. Defaults to True.
-
-    Shape:
-        - x: (B, T, d_model)
-        - output: (B, T, d_model)
+    With both it computes `norm(x + ffn(x))` (post-norm, as in the paper).
     """
 
-    def __init__(self, d_model: int, residual: bool = True, norm: bool = True) -> None:
+    def __init__(
+        self, d_model: int, residual: bool = True, norm: bool = True
+    ) -> None:
         super().__init__()
         self.residual = residual
         self.feed_forward = FeedForward(d_model, 4 * d_model)
@@ -54,24 +42,21 @@ def gradient_norm_per_layer(
     d_model: int = 64,
     seed: int = 0,
 ) -> list[float]:
-    """Gradient norm of each layer's first weight matrix, for a random target.
+    """Gradient norm of each layer's first weight matrix, first layer first.
 
-    Args:
-        num_layers: Depth of the stack. Defaults to 32.
-        residual: Whether the blocks keep their residual connection. Defaults to True.
-        norm: Whether the blocks keep their LayerNorm. Defaults to True.
-        d_model: Width of the token vectors. Defaults to 64.
-        seed: Seed of the weights, input and target. Defaults to 0.
-
-    Returns:
-        One gradient norm per layer, from the first layer (index 0) to the last.
+    The stack of `num_layers` `Block(d_model, residual, norm)` is seeded by
+    `seed`; the loss is the mean squared error to a random target.
     """
     check_counts(num_layers=num_layers, d_model=d_model)
     torch.manual_seed(seed)
-    stack = nn.Sequential(*(Block(d_model, residual, norm) for _ in range(num_layers)))
+    stack = nn.Sequential(
+        *(Block(d_model, residual, norm) for _ in range(num_layers))
+    )
     x, target = torch.randn(8, 16, d_model), torch.randn(8, 16, d_model)
     nn.functional.mse_loss(stack(x), target).backward()
-    return [block.feed_forward.linear1.weight.grad.norm().item() for block in stack]
+    return [
+        block.feed_forward.linear1.weight.grad.norm().item() for block in stack
+    ]
 
 
 # --8<-- [end:gradient_norm_per_layer]

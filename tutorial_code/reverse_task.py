@@ -1,12 +1,8 @@
-"""The reversal task: an encoder-decoder learns to write a digit sequence backwards.
+"""The reversal task: an encoder-decoder learns to write digits backwards.
 
-The source is 8 digits; the target is the same digits in reverse order. The decoder writes the
-target one token at a time. In training it reads the true target shifted right by one, behind a
-start token (*teacher forcing*); to generate, it reads back its own earlier outputs (*greedy
-decoding*). Reversal needs cross-attention: output position t must find source position 7 - t,
-so its cross-attention weights form an anti-diagonal.
-
-Shape letters: B = batch size, S = source length, T = target length, V = vocabulary size.
+Shape letters: B = batch size, S = source length, T = target length,
+V = vocabulary size. The `*_per_seed` functions leave torch's global random
+state as it was.
 """
 
 # --8<-- [start:imports]
@@ -30,7 +26,8 @@ from tutorial_code.validation import (
 
 # --8<-- [end:imports]
 # isort: split
-from tutorial_code.shared_runs import recorded, reusable  # not shown: only the build acts on the mark
+# not shown: only the build acts on the mark
+from tutorial_code.shared_runs import recorded, reusable
 
 # --8<-- [start:data]
 BOS = 10  # the start token; digits are the tokens 0-9
@@ -38,17 +35,17 @@ VOCAB_SIZE = 11
 
 
 def reversal_batch(
-    batch_size: int = 64, seq_len: int = 8, generator: torch.Generator | None = None
+    batch_size: int = 64,
+    seq_len: int = 8,
+    generator: torch.Generator | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Random digit sequences and their reversals, both (B, seq_len) token ids."""
+    """Random digit sequences and their reversals, both (B, seq_len) ids."""
     source = torch.randint(0, 10, (batch_size, seq_len), generator=generator)
     return source, source.flip(-1)
 
 
 def shift_right(target: torch.Tensor) -> torch.Tensor:
-    """The decoder's input under teacher forcing: the target shifted right by one.
-
-    The start token comes first, then the target without its last token.
+    """The decoder's input under teacher forcing: `BOS`, then `target[:, :-1]`.
 
     Examples:
         >>> shift_right(torch.tensor([[7, 8, 9]]))
@@ -63,25 +60,16 @@ def shift_right(target: torch.Tensor) -> torch.Tensor:
 
 # --8<-- [start:model]
 class Seq2SeqModel(nn.Module):
-    """Token ids in, next-token logits out.
-
-    Embeddings, sinusoidal positions, a Transformer and an output layer.
+    """Token ids in, next-token logits out: embeddings, positions, Transformer.
 
     Args:
-        vocab_size: Number of token ids. Defaults to 11 (ten digits, the start token).
-        d_model: Width of the token vectors. Defaults to 32.
-        num_heads: Attention heads. Defaults to 4.
-        num_layers: Encoder layers, and as many decoder layers. Defaults to 1.
-        d_ff: Hidden width of the feed-forward networks. Defaults to 64.
-        dropout: Dropout probability. Defaults to 0.0.
-        max_len: Longest sequence accepted. Defaults to 32.
-        embedding_scale: Multiplies the embeddings before the positions are
-            added. Defaults to 1.0; the paper uses sqrt(d_model).
+        num_layers: Encoder layers, and as many decoder layers.
+        embedding_scale: Multiplies the embeddings; the paper: sqrt(d_model).
 
     Shape:
         - source: (B, S) token ids; target_input: (B, T) token ids
-        - output: logits (B, T, vocab_size), and each decoder layer's cross-attention
-          weights (B, h, T, S)
+        - output: logits (B, T, vocab_size), and each decoder layer's
+          cross-attention weights (B, h, T, S)
 
     Examples:
         >>> source = torch.zeros(2, 8, dtype=torch.long)
@@ -116,19 +104,25 @@ class Seq2SeqModel(nn.Module):
         return self.positions(self.embedding(tokens) * self.embedding_scale)
 
     def forward(
-        self, source: torch.Tensor, target_input: torch.Tensor, causal: bool = True
+        self,
+        source: torch.Tensor,
+        target_input: torch.Tensor,
+        causal: bool = True,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """Return `(logits, cross_weights)`.
-
-        `causal=False` drops the target's causal mask: a bug, for the demonstration.
-        """
+        """Return `(logits, cross_weights)`; `causal=False` (a bug): no mask."""
         check_token_ids(source, self.embedding.num_embeddings, "source")
-        check_token_ids(target_input, self.embedding.num_embeddings, "target_input")
+        check_token_ids(
+            target_input, self.embedding.num_embeddings, "target_input"
+        )
         memory = self.transformer.encode(self.embed(source))
         T = target_input.size(1)
-        target_mask = causal_mask(T, device=target_input.device) if causal else None
+        target_mask = (
+            causal_mask(T, device=target_input.device) if causal else None
+        )
         target = self.embed(target_input)
-        decoded, cross_weights = self.transformer.decode(target, memory, target_mask)
+        decoded, cross_weights = self.transformer.decode(
+            target, memory, target_mask
+        )
         return self.output(decoded), cross_weights
 
 
@@ -138,19 +132,15 @@ class Seq2SeqModel(nn.Module):
 # --8<-- [start:greedy]
 @torch.no_grad()
 def greedy_decode(
-    model: Seq2SeqModel,
-    source: torch.Tensor,
-    length: int,
+    model: Seq2SeqModel, source: torch.Tensor, length: int
 ) -> torch.Tensor:
-    """Write `length` tokens for each source, each time the most likely next token.
-
-    Returns the written tokens, (B, length), without the start token.
-    """
+    """Write `length` likeliest next tokens per source: (B, length), no BOS."""
     check_count(length, "length", minimum=0)
     model.eval()
     written = source.new_full((source.size(0), 1), BOS)  # (B, 1): BOS
     for _ in range(length):
-        logits, _ = model(source, written)  # (B, t, V): a guess at every position
+        # (B, t, V): a guess at every position
+        logits, _ = model(source, written)
         # the newest position's most likely token: (B, 1)
         next_token = logits[:, -1].argmax(dim=-1, keepdim=True)
         written = torch.cat([written, next_token], dim=1)
@@ -158,9 +148,11 @@ def greedy_decode(
 
 
 def sequence_accuracy(model: Seq2SeqModel, sequences: int = 512) -> float:
-    """Share of held-out sources (seed 1234) that greedy decoding reverses exactly."""
+    """Share of held-out sources (seed 1234) that greedy decoding reverses."""
     check_count(sequences, "sequences")
-    source, target = reversal_batch(sequences, 8, torch.Generator().manual_seed(1234))
+    source, target = reversal_batch(
+        sequences, 8, torch.Generator().manual_seed(1234)
+    )
     written = greedy_decode(model, source, target.size(1))
     return (written == target).all(dim=1).float().mean().item()
 
@@ -171,38 +163,38 @@ def sequence_accuracy(model: Seq2SeqModel, sequences: int = 512) -> float:
 # --8<-- [start:beam_search]
 @torch.no_grad()
 def beam_search(
-    model: Seq2SeqModel,
-    source: torch.Tensor,
-    length: int,
-    beam_width: int,
+    model: Seq2SeqModel, source: torch.Tensor, length: int, beam_width: int
 ) -> torch.Tensor:
-    """Write `length` tokens for each source, keeping the `beam_width` likeliest drafts.
+    """Write `length` tokens per source, keeping `beam_width` likeliest drafts.
 
-    At each step every draft (a *beam*) is extended by every token; of all these
-    candidates the `beam_width` with the highest total log-probability survive.
-    `beam_width=1` is greedy decoding. A wider beam is not an exhaustive search: a
-    draft dropped early may have had the best continuation.
-
-    Returns the best draft's tokens, (B, length), without the start token.
+    `beam_width=1` is greedy decoding. Returns the best draft, (B, length),
+    without BOS.
     """
     check_count(length, "length", minimum=0)
     check_count(beam_width, "beam_width")
     model.eval()
     B = source.size(0)
     drafts = source.new_full((B, 1, 1), BOS)  # (B, beams, t): BOS
-    scores = torch.zeros(B, 1, device=source.device)  # (B, beams): total log-prob
+    # (B, beams): total log-prob
+    scores = torch.zeros(B, 1, device=source.device)
     for _ in range(length):
         beams = drafts.size(1)
         sources = source.repeat_interleave(beams, dim=0)  # (B * beams, S)
         logits, _ = model(sources, drafts.flatten(0, 1))  # (B * beams, t, V)
-        log_p = logits[:, -1].log_softmax(dim=-1).view(B, beams, -1)  # (B, beams, V)
+        # (B, beams, V)
+        log_p = logits[:, -1].log_softmax(dim=-1).view(B, beams, -1)
         V = log_p.size(-1)
         # every draft extended by every token: (B, beams * V) candidates
         candidates = (scores.unsqueeze(-1) + log_p).flatten(1)
-        scores, best = candidates.topk(min(beam_width, beams * V), dim=-1)  # sorted
-        parent, token = best // V, best % V  # (B, width): which draft, which token
-        kept = drafts.gather(1, parent.unsqueeze(-1).expand(-1, -1, drafts.size(2)))
-        drafts = torch.cat([kept, token.unsqueeze(-1)], dim=2)  # (B, width, t + 1)
+        # sorted
+        scores, best = candidates.topk(min(beam_width, beams * V), dim=-1)
+        # (B, width): which draft, which token
+        parent, token = best // V, best % V
+        kept = drafts.gather(
+            1, parent.unsqueeze(-1).expand(-1, -1, drafts.size(2))
+        )
+        # (B, width, t + 1)
+        drafts = torch.cat([kept, token.unsqueeze(-1)], dim=2)
     return drafts[:, 0, 1:]  # the likeliest draft, without the start token
 
 
@@ -211,16 +203,15 @@ def beam_search(
 
 # --8<-- [start:log_prob]
 def sequence_log_prob(
-    model: Seq2SeqModel,
-    source: torch.Tensor,
-    written: torch.Tensor,
+    model: Seq2SeqModel, source: torch.Tensor, written: torch.Tensor
 ) -> torch.Tensor:
-    """Total log-probability (natural log) that `model` gives `written` (B, T); (B,).
+    """Total log-probability (natural log) that `model` gives `written` (B, T).
 
     Examples:
         >>> model = Seq2SeqModel()
         >>> source = torch.zeros(2, 8, dtype=torch.long)
-        >>> sequence_log_prob(model, source, greedy_decode(model, source, 8)).shape
+        >>> written = greedy_decode(model, source, 8)
+        >>> sequence_log_prob(model, source, written).shape
         torch.Size([2])
     """
     check_token_ids(written, model.embedding.num_embeddings, "written")
@@ -238,13 +229,11 @@ def sequence_log_prob(
 # --8<-- [start:train]
 @dataclass
 class Seq2SeqResult:
-    """What [`train_reversal`][tutorial_code.reverse_task.train_reversal] returns.
+    """What `train_reversal` returns.
 
     Attributes:
         model: The trained model, in eval mode.
-        losses: Training cross-entropy at every step.
-        accuracy: Share of held-out sequences that greedy decoding reverses exactly.
-        seconds: Wall-clock training time.
+        accuracy: Share of held-out sequences that greedy decoding reverses.
     """
 
     model: Seq2SeqModel
@@ -253,7 +242,8 @@ class Seq2SeqResult:
     seconds: float
 
 
-@reusable  # the build shares trainings between chapters: tutorial_code/shared_runs.py
+# the build shares trainings between chapters: tutorial_code/shared_runs.py
+@reusable
 def train_reversal(
     steps: int = 300,
     seed: int = 0,
@@ -264,32 +254,26 @@ def train_reversal(
     embedding_scale: float = 1.0,
     label_smoothing: float = 0.0,
 ) -> Seq2SeqResult:
-    """Train a [`Seq2SeqModel`][tutorial_code.reverse_task.Seq2SeqModel] to reverse 8 digits, with teacher forcing.
+    """Train a `Seq2SeqModel` to reverse 8 digits, with teacher forcing.
 
     Args:
-        steps: Optimizer steps, one fresh batch of 64 each. Defaults to 300.
-        seed: Seeds the weights and the data. Defaults to 0.
-        lr: Adam learning rate. Defaults to 3e-3.
-        shift: Feed the target shifted right (correct). False feeds the target itself: a bug. Defaults to True.
-        causal: Mask the future in the decoder (correct). False is a bug. Defaults to True.
-        device: Where to train; the model comes back on the CPU. Defaults to `"cpu"`.
-        embedding_scale: Passed to the model: the factor of the embeddings. Defaults to 1.0.
-        label_smoothing: Share of each target's probability spread evenly over all
-            tokens (the paper: 0.1). Defaults to 0.0, the one-hot target.
-
-    Returns:
-        A [`Seq2SeqResult`][tutorial_code.reverse_task.Seq2SeqResult].
+        steps: Optimizer steps, one fresh batch of 64 each.
+        shift: Feed the target shifted right; False feeds the target: a bug.
+        causal: Mask the future in the decoder; False is a bug.
+        device: Where to train; the model comes back on the CPU.
+        label_smoothing: Share of each target's probability spread over all
+            tokens (the paper: 0.1).
 
     Raises:
-        TypeError: If `steps` is not an int or `label_smoothing` not a number.
-        ValueError: If `steps` is not positive, or `label_smoothing` not in [0, 1).
+        ValueError: If `steps` < 1 or `label_smoothing` is not in [0, 1).
     """
     check_count(steps, "steps")
     check_share(label_smoothing, "label_smoothing", "; the paper uses 0.1")
     torch.manual_seed(seed)
     data = torch.Generator().manual_seed(seed)
     model = Seq2SeqModel(embedding_scale=embedding_scale).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)  # one update for all tensors: faster
+    # one update for all tensors: faster
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     losses, start = [], time.perf_counter()
     model.train()
     for _ in tqdm(range(steps), desc="training", unit="step"):
@@ -297,7 +281,11 @@ def train_reversal(
         source, target = source.to(device), target.to(device)
         target_input = shift_right(target) if shift else target
         logits, _ = model(source, target_input, causal=causal)  # (B, T, V)
-        loss = nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(), label_smoothing=label_smoothing)
+        loss = nn.functional.cross_entropy(
+            logits.flatten(0, 1),
+            target.flatten(),
+            label_smoothing=label_smoothing,
+        )
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -309,64 +297,53 @@ def train_reversal(
 
 @functools.cache
 def trained_reversal(
-    steps: int = 300, seed: int = 0, lr: float = 3e-3, shift: bool = True, causal: bool = True, device: str = "cpu"
+    steps: int = 300,
+    seed: int = 0,
+    lr: float = 3e-3,
+    shift: bool = True,
+    causal: bool = True,
+    device: str = "cpu",
 ) -> Seq2SeqResult:
-    """[`train_reversal`][tutorial_code.reverse_task.train_reversal], once per process and arguments."""
+    """`train_reversal`, once per process and arguments."""
     return train_reversal(steps, seed, lr, shift, causal, device)
 
 
 # --8<-- [end:train]
 
 
-@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# not shown: the build reads these runs from benchmarks/recorded-runs.json
+@recorded
 # --8<-- [start:reversed_share_per_seed]
-def reversed_share_per_seed(steps: int, seeds: list[int], **options) -> list[float]:
-    """Train the reversal model once per seed; the share of held-out sequences that each
-    run reverses.
-
-    Torch's global random state is left as it was.
-
-    Args:
-        steps: Optimizer steps of each run.
-        seeds: One run per seed.
-        **options (object): Passed on to `train_reversal`: `lr`, `embedding_scale`, ...
-
-    Returns:
-        The share of held-out sequences reversed exactly, per seed, in the order of
-        `seeds`.
+def reversed_share_per_seed(
+    steps: int, seeds: list[int], **options
+) -> list[float]:
+    """The `accuracy` of `train_reversal(steps, seed, **options)` per seed.
 
     Examples:
         >>> len(reversed_share_per_seed(1, [0]))
         1
     """
     with torch.random.fork_rng():
-        return [train_reversal(steps, seed, **options).accuracy for seed in seeds]
+        return [
+            train_reversal(steps, seed, **options).accuracy for seed in seeds
+        ]
 
 
 # --8<-- [end:reversed_share_per_seed]
 
 
-@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# not shown: the build reads these runs from benchmarks/recorded-runs.json
+@recorded
 # --8<-- [start:held_out_scores_per_seed]
 def held_out_scores_per_seed(
-    steps: int,
-    seeds: list[int],
-    **options,
+    steps: int, seeds: list[int], **options
 ) -> dict[str, list[float]]:
-    """Train the reversal model once per seed and score it on 512 held-out sources.
-
-    Torch's global random state is left as it was.
-
-    Args:
-        steps: Optimizer steps of each run.
-        seeds: One run per seed.
-        **options (object): Passed on to `train_reversal`: `label_smoothing`, `lr`, ...
+    """Score `train_reversal(steps, seed, **options)` on 512 held-out sources.
 
     Returns:
-        Lists in the order of `seeds`: `"reversed"`, the share that greedy decoding
-        reverses exactly; `"confidence"`, the mean probability of the tokens it
-        chose; `"cross_entropy"`, the mean cross-entropy (nats per token) of the
-        true reversals.
+        Lists in the order of `seeds`: `"reversed"`, the share reversed
+        exactly; `"confidence"`, the mean probability of the chosen tokens;
+        `"cross_entropy"`, nats per token of the true reversals.
 
     Examples:
         >>> sorted(held_out_scores_per_seed(1, [0]))
@@ -381,8 +358,11 @@ def held_out_scores_per_seed(
             with torch.no_grad():
                 chosen, _ = model(source, shift_right(written))  # (B, T, V)
                 true, _ = model(source, shift_right(target))
-            p = chosen.softmax(-1).gather(-1, written.unsqueeze(-1))  # (B, T, 1)
-            loss = nn.functional.cross_entropy(true.flatten(0, 1), target.flatten())
+            # (B, T, 1)
+            p = chosen.softmax(-1).gather(-1, written.unsqueeze(-1))
+            loss = nn.functional.cross_entropy(
+                true.flatten(0, 1), target.flatten()
+            )
             reversed_share = (written == target).all(dim=1).float().mean()
             scores["reversed"].append(reversed_share.item())
             scores["confidence"].append(p.mean().item())
@@ -393,38 +373,33 @@ def held_out_scores_per_seed(
 # --8<-- [end:held_out_scores_per_seed]
 
 
-@recorded  # not shown: the build reads these runs from benchmarks/recorded-runs.json
+# not shown: the build reads these runs from benchmarks/recorded-runs.json
+@recorded
 # --8<-- [start:beam_against_greedy_per_seed]
 def beam_against_greedy_per_seed(
-    steps: int,
-    seeds: list[int],
-    beam_width: int,
-    **options,
+    steps: int, seeds: list[int], beam_width: int, **options
 ) -> dict[str, list[float]]:
-    """Train the reversal model once per seed; decode 512 held-out sources greedily and
-    with a beam.
+    """Decode 512 held-out sources greedily and by beam, one training per seed.
 
-    Torch's global random state is left as it was.
-
-    Args:
-        steps: Optimizer steps of each run.
-        seeds: One run per seed.
-        beam_width: The beam's width.
-        **options (object): Passed on to `train_reversal`.
+    `**options` go to `train_reversal`.
 
     Returns:
-        Lists in the order of `seeds`: `"greedy_reversed"` and `"beam_reversed"`, the
-        share reversed exactly; `"greedy_log_prob"` and `"beam_log_prob"`, the mean
-        total log-probability of the written sequences; `"beam_higher"` and
-        `"beam_lower"`, how many sources the beam wrote a likelier or a less likely
-        sequence for than greedy decoding.
+        Lists in the order of `seeds`: `"greedy_reversed"`, `"beam_reversed"`:
+        the share reversed exactly; `"greedy_log_prob"`, `"beam_log_prob"`:
+        the mean total log-probability; `"beam_higher"`, `"beam_lower"`: how
+        many sources the beam wrote a likelier (less likely) sequence for.
 
     Examples:
         >>> len(beam_against_greedy_per_seed(1, [0], 2)["beam_lower"])
         1
     """
     source, target = reversal_batch(512, 8, torch.Generator().manual_seed(1234))
-    names = ["greedy_reversed", "beam_reversed", "greedy_log_prob", "beam_log_prob"]
+    names = [
+        "greedy_reversed",
+        "beam_reversed",
+        "greedy_log_prob",
+        "beam_log_prob",
+    ]
     scores = {name: [] for name in [*names, "beam_higher", "beam_lower"]}
     with torch.random.fork_rng():
         for seed in seeds:

@@ -1,7 +1,4 @@
-"""A training loop written by hand: the few lines that every `train_*` function of the package repeats.
-
-Shape letters: B = batch size, T = sequence length.
-"""
+"""A training loop by hand: the lines that every `train_*` function repeats."""
 
 # --8<-- [start:imports]
 from collections.abc import Callable
@@ -20,20 +17,17 @@ def train(
     lr: float = 1e-3,
     seed: int = 0,
 ) -> list[float]:
-    """Fit `model` to the targets of `make_batch` with Adam and a mean squared error.
+    """Fit `model` to `make_batch`'s targets by Adam and MSE; return the losses.
 
     Args:
-        model: Returns `(prediction, weights)` for inputs of shape (B, T).
-        make_batch: Called as `make_batch(generator=...)`; returns `(inputs, targets)`.
-        steps: Optimizer steps, one fresh batch each. Defaults to 100.
-        lr: Adam's learning rate. Defaults to 1e-3.
-        seed: Seeds the batches and the dropout. Defaults to 0.
-
-    Returns:
-        The training loss at every step.
+        model: Returns `(prediction, weights)` for a batch of inputs.
+        make_batch: Called as `make_batch(generator=...)`; returns `(inputs,
+            targets)`.
+        seed: Seeds the batches and the dropout.
     """
     torch.manual_seed(seed)  # dropout draws from the global generator
-    data = torch.Generator().manual_seed(seed)  # the batches: same seed, same data
+    # the batches: same seed, same data
+    data = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []
     model.train()  # dropout on

@@ -1,12 +1,12 @@
-"""Common Transformer bugs, each reproduced: a minimal broken version, its symptom, and the fix.
+"""Common Transformer bugs, reproduced: a broken version, its symptom, the fix.
 
-Every [`Problem`][tutorial_code.troubleshooting.Problem] runs a small broken variant and its
-fixed twin and reports what a reader would see. The troubleshooting page is generated from
-[`PROBLEMS`][tutorial_code.troubleshooting.PROBLEMS] at build time, and the tests check that
-each broken variant still shows its symptom and each fix removes it, so a PyTorch upgrade
-that changes an error message fails the tests instead of leaving the page wrong.
+Every `Problem` runs a small broken variant and its fixed twin and reports what
+a reader would see. The troubleshooting page is generated from `PROBLEMS`, and
+the tests check that each broken variant still shows its symptom and each fix
+removes it, so a PyTorch upgrade that changes an error message fails the tests.
 
-Shape letters: B = batch size, h = heads, T = sequence length, d_model, d_k = d_model / h.
+Shape letters: B = batch size, h = heads, T = sequence length, d_model,
+d_k = d_model / h.
 """
 
 # --8<-- [start:imports]
@@ -23,10 +23,19 @@ from tutorial_code.digit_model import DigitModel
 from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.from_torch import multi_head_attention_from_torch
 from tutorial_code.grouped_query import GroupedQueryAttention
-from tutorial_code.language_model import CharTransformer, KVCache, forward_with_cache
+from tutorial_code.language_model import (
+    CharTransformer,
+    KVCache,
+    forward_with_cache,
+)
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_code.multi_head import combine_heads, split_heads
-from tutorial_code.padded_tasks import PAD, VOCAB_SIZE, add_padding, padded_batch
+from tutorial_code.padded_tasks import (
+    PAD,
+    VOCAB_SIZE,
+    add_padding,
+    padded_batch,
+)
 from tutorial_code.reverse_task import Seq2SeqResult, trained_reversal
 from tutorial_code.rotary import interleaved_to_half
 from tutorial_code.sum_task import train_sum_model
@@ -40,7 +49,7 @@ class Outcome:
     """What running one variant showed.
 
     Attributes:
-        symptom: What the reader sees: the exact error text, or a measured observation.
+        symptom: What the reader sees: the exact error text, or a measurement.
         bad: Whether the symptom of the problem is present.
     """
 
@@ -86,7 +95,8 @@ def linear_width_mismatch(fixed: bool) -> Outcome:
     """Token vectors of width 32 fed to projections built for d_model = 64."""
     d_model = 64
     W_Q = nn.Linear(d_model, d_model)
-    tokens = torch.randn(2, 5, 32)  # (B, T, 32): an embedding of the wrong width
+    # (B, T, 32): an embedding of the wrong width
+    tokens = torch.randn(2, 5, 32)
     embed = nn.Linear(32, d_model)  # the fix: bring tokens to d_model first
     return _error(lambda: W_Q(embed(tokens) if fixed else tokens))
 
@@ -111,12 +121,20 @@ def heads_without_transpose(fixed: bool) -> Outcome:
     B, T, d_model, h = 2, 6, 16, 4
     if fixed:
         Q, K, V = (split_heads(W(x), h) for W in (ours.W_Q, ours.W_K, ours.W_V))
-    else:  # runs without error, but each "head" now mixes features of different tokens
-        Q, K, V = (W(x).view(B, h, T, d_model // h) for W in (ours.W_Q, ours.W_K, ours.W_V))
+    else:  # runs without error, but each "head" now mixes features of
+        # different tokens
+        Q, K, V = (
+            W(x).view(B, h, T, d_model // h)
+            for W in (ours.W_Q, ours.W_K, ours.W_V)
+        )
     heads, _ = scaled_dot_product_attention(Q, K, V)
     output = ours.W_O(combine_heads(heads))
     difference = (output - theirs(x, x, x)[0]).abs().max().item()
-    return Outcome(f"no error; output differs from nn.MultiheadAttention by {difference:.2f}", bad=difference > 1e-4)
+    return Outcome(
+        "no error; output differs from "
+        f"nn.MultiheadAttention by {difference:.2f}",
+        bad=difference > 1e-4,
+    )
 
 
 # --8<-- [end:heads_without_transpose]
@@ -124,22 +142,25 @@ def heads_without_transpose(fixed: bool) -> Outcome:
 
 # --8<-- [start:view_without_transpose]
 def heads_view_without_transpose(fixed: bool) -> Outcome:
-    """Heads split with view(B, T, h, d_k) and no transpose to (B, h, T, d_k)."""
+    """Heads split with view(B, T, h, d_k), no transpose to (B, h, T, d_k)."""
     torch.manual_seed(0)
     theirs = nn.MultiheadAttention(16, 4, batch_first=True).eval()
     ours = multi_head_attention_from_torch(theirs)
     x = torch.randn(2, 6, 16)
     B, T, d_model, h = 2, 6, 16, 4
-    Q, K, V = (W(x).view(B, T, h, d_model // h) for W in (ours.W_Q, ours.W_K, ours.W_V))
+    Q, K, V = (
+        W(x).view(B, T, h, d_model // h) for W in (ours.W_Q, ours.W_K, ours.W_V)
+    )
     if fixed:
         Q, K, V = (z.transpose(1, 2) for z in (Q, K, V))  # (B, h, T, d_k)
     # broken: scores (B, T, h, h), each token attends over its own heads
     heads, weights = scaled_dot_product_attention(Q, K, V)
-    output = ours.W_O(heads.transpose(1, 2).reshape(B, T, d_model))  # the usual combine
+    # the usual combine
+    output = ours.W_O(heads.transpose(1, 2).reshape(B, T, d_model))
     difference = (output - theirs(x, x, x)[0]).abs().max().item()
     return Outcome(
-        f"no error; weights of shape {tuple(weights.shape)}; output differs from "
-        f"nn.MultiheadAttention by {difference:.2f}",
+        f"no error; weights of shape {tuple(weights.shape)}; output differs "
+        f"from nn.MultiheadAttention by {difference:.2f}",
         bad=difference > 1e-4,
     )
 
@@ -151,20 +172,24 @@ def heads_view_without_transpose(fixed: bool) -> Outcome:
 def mask_does_not_broadcast(fixed: bool) -> Outcome:
     """A (B, T) padding mask applied to (B, h, T, T) scores."""
     scores = torch.randn(2, 4, 5, 5)  # (B, h, T, T)
-    keep = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=torch.bool)  # (B, T)
+    # (B, T)
+    keep = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=torch.bool)
     mask = keep[:, None, None, :] if fixed else keep  # the fix: (B, 1, 1, T)
     return _error(lambda: scores.masked_fill(~mask, float("-inf")))
 
 
 def mask_convention_flipped(fixed: bool) -> Outcome:
-    """A True = blocked mask (nn.MultiheadAttention's) passed to True = may attend code."""
+    """A True = blocked mask (PyTorch's) given to True = may attend code."""
     torch.manual_seed(0)
     x = torch.randn(1, 1, 5, 8)  # (B, h, T, d_k)
     keep = padding_mask(torch.tensor([3]), max_len=5)  # True = may attend
     mask = keep if fixed else ~keep  # the bug: the other library's convention
     _, weights = scaled_dot_product_attention(x, x, x, mask=mask)
     on_real = weights[0, 0, :, :3].sum(dim=-1).min().item()
-    return Outcome(f"smallest share of a query's weight on the real tokens: {on_real:.2f}", bad=on_real < 0.99)
+    return Outcome(
+        f"smallest share of a query's weight on the real tokens: {on_real:.2f}",
+        bad=on_real < 0.99,
+    )
 
 
 def softmax_over_wrong_axis(fixed: bool) -> Outcome:
@@ -174,7 +199,11 @@ def softmax_over_wrong_axis(fixed: bool) -> Outcome:
     weights = torch.softmax(scores, dim=-1 if fixed else -2)
     row_sums = weights.sum(dim=-1)
     spread = (row_sums - 1).abs().max().item()
-    return Outcome(f"rows of the weights sum to {row_sums.min():.2f}..{row_sums.max():.2f}", bad=spread > 1e-5)
+    return Outcome(
+        "rows of the weights sum to "
+        f"{row_sums.min():.2f}..{row_sums.max():.2f}",
+        bad=spread > 1e-5,
+    )
 
 
 # --8<-- [end:mask_shape]
@@ -187,28 +216,36 @@ def fully_masked_row(fixed: bool) -> Outcome:
     x = torch.randn(2, 1, 4, 8)  # (B, h, T, d_k); sequence 1 is all padding
     keep = padding_mask(torch.tensor([4, 0]), max_len=4)
     if fixed:
-        output, _ = scaled_dot_product_attention(x, x, x, mask=keep)  # defines such rows as zeros
+        # defines such rows as zeros
+        output, _ = scaled_dot_product_attention(x, x, x, mask=keep)
     else:
-        scores = (x @ x.transpose(-2, -1) / math.sqrt(8)).masked_fill(~keep, float("-inf"))
+        scores = (x @ x.transpose(-2, -1) / math.sqrt(8)).masked_fill(
+            ~keep, float("-inf")
+        )
         output = torch.softmax(scores, dim=-1) @ x
     loss = output.pow(2).mean()
     return Outcome(f"loss = {loss.item():.4f}", bad=bool(torch.isnan(loss)))
 
 
 def unscaled_scores_in_float16(fixed: bool) -> Outcome:
-    """Large activations in float16: q.k overflows the float16 range (65,504) before the softmax."""
+    """float16 activations: q.k overflows 65,504 before the softmax."""
     torch.manual_seed(0)
     q = (torch.randn(1, 8, 64) * 64).half()
     k = (torch.randn(1, 8, 64) * 64).half()
-    # The fix scales q by 1/sqrt(d_k) *before* the product, so the scores never overflow.
-    scores = (q / math.sqrt(64)) @ k.transpose(-2, -1) if fixed else (q @ k.transpose(-2, -1)) / math.sqrt(64)
+    # The fix scales q by 1/sqrt(d_k) *before* the product, so the scores never
+    # overflow.
+    scores = (
+        (q / math.sqrt(64)) @ k.transpose(-2, -1)
+        if fixed
+        else (q @ k.transpose(-2, -1)) / math.sqrt(64)
+    )
     weights = torch.softmax(scores.float(), dim=-1)
     overflowed = int(torch.isinf(scores).sum())
     negative = int((scores == float("-inf")).sum())
     nan_rows = int(torch.isnan(weights).any(dim=-1).sum())
     return Outcome(
-        f"{overflowed} of {scores.numel()} scores are inf ({negative} of them -inf); "
-        f"{nan_rows} of {scores.size(-2)} weight rows are NaN",
+        f"{overflowed} of {scores.numel()} scores are inf ({negative} of them "
+        f"-inf); {nan_rows} of {scores.size(-2)} weight rows are NaN",
         bad=overflowed > 0,
     )
 
@@ -217,10 +254,16 @@ def naive_softmax(fixed: bool) -> Outcome:
     """exp(s) / sum(exp(s)) written by hand, on scores of a few hundred."""
     scores = torch.tensor([[120.0, 95.0, 100.0]])
     if fixed:
-        weights = torch.softmax(scores, dim=-1)  # subtracts the row maximum first
+        # subtracts the row maximum first
+        weights = torch.softmax(scores, dim=-1)
     else:
-        weights = torch.exp(scores) / torch.exp(scores).sum(dim=-1, keepdim=True)
-    return Outcome(f"weights {[round(w, 3) for w in weights[0].tolist()]}", bad=bool(torch.isnan(weights).any()))
+        weights = torch.exp(scores) / torch.exp(scores).sum(
+            dim=-1, keepdim=True
+        )
+    return Outcome(
+        f"weights {[round(w, 3) for w in weights[0].tolist()]}",
+        bad=bool(torch.isnan(weights).any()),
+    )
 
 
 # --8<-- [end:nan]
@@ -230,28 +273,38 @@ def naive_softmax(fixed: bool) -> Outcome:
 def loss_does_not_fall(fixed: bool) -> Outcome:
     """Adam with a learning rate of 0.1 on the sum task."""
     result = train_sum_model(steps=200, seed=0, lr=1e-3 if fixed else 1e-1)
-    return Outcome(f"held-out MSE after 200 steps: {result.eval_loss:.3f}", bad=result.eval_loss > 0.5)
+    return Outcome(
+        f"held-out MSE after 200 steps: {result.eval_loss:.3f}",
+        bad=result.eval_loss > 0.5,
+    )
 
 
 def deep_post_norm(fixed: bool) -> Outcome:
-    """Six post-norm layers at a learning rate of 1e-2, without warm-up; the fix is pre-norm."""
+    """Six post-norm layers at lr 1e-2, without warm-up; the fix is pre-norm."""
     torch.manual_seed(0)
     model = DigitModel(num_layers=6, norm_first=fixed)
     result = train_sum_model(steps=60, seed=0, lr=1e-2, model=model)
-    return Outcome(f"held-out MSE after 60 steps: {result.eval_loss:.3f}", bad=result.eval_loss > 0.1)
+    return Outcome(
+        f"held-out MSE after 60 steps: {result.eval_loss:.3f}",
+        bad=result.eval_loss > 0.1,
+    )
 
 
 def dropout_on_the_residual_stream(fixed: bool) -> Outcome:
-    """Dropout applied to x, the residual stream, instead of to the sub-layer's output."""
+    """Dropout on x, the residual stream, instead of the sub-layer's output."""
     torch.manual_seed(0)
     dropout = nn.Dropout(0.1).train()
     sublayer = nn.Linear(16, 16)
     nn.init.zeros_(sublayer.weight)
-    nn.init.zeros_(sublayer.bias)  # a sub-layer that has learned nothing yet: it outputs zeros
+    # a sub-layer that has learned nothing yet: it outputs zeros
+    nn.init.zeros_(sublayer.bias)
     x = torch.randn(4, 8, 16)
     output = x + dropout(sublayer(x)) if fixed else dropout(x) + sublayer(x)
     change = (output - x).abs().max().item()
-    return Outcome(f"a sub-layer that outputs zeros still moves x by up to {change:.2f}", bad=change > 0)
+    return Outcome(
+        f"a sub-layer that outputs zeros still moves x by up to {change:.2f}",
+        bad=change > 0,
+    )
 
 
 def dropout_at_inference(fixed: bool) -> Outcome:
@@ -263,11 +316,13 @@ def dropout_at_inference(fixed: bool) -> Outcome:
     with torch.no_grad():
         predictions = torch.stack([model(numbers)[0] for _ in range(5)])
     spread = (predictions.max() - predictions.min()).item()
-    return Outcome(f"five calls on one input spread over {spread:.4f}", bad=spread > 0)
+    return Outcome(
+        f"five calls on one input spread over {spread:.4f}", bad=spread > 0
+    )
 
 
 def batch_first_forgotten(fixed: bool) -> Outcome:
-    """nn.MultiheadAttention without batch_first=True reads (B, T, d) as (T, B, d)."""
+    """batch_first=False: nn.MultiheadAttention reads (B, T, d) as (T, B, d)."""
     torch.manual_seed(0)
     reference = nn.MultiheadAttention(16, 4, batch_first=True).eval()
     ours = multi_head_attention_from_torch(reference)
@@ -275,7 +330,9 @@ def batch_first_forgotten(fixed: bool) -> Outcome:
     theirs.load_state_dict(reference.state_dict())
     x = torch.randn(3, 5, 16)  # (B, T, d_model)
     difference = (ours(x)[0] - theirs(x, x, x)[0]).abs().max().item()
-    return Outcome(f"no error; outputs differ by {difference:.2f}", bad=difference > 1e-4)
+    return Outcome(
+        f"no error; outputs differ by {difference:.2f}", bad=difference > 1e-4
+    )
 
 
 # --8<-- [end:training]
@@ -286,40 +343,63 @@ def causal_mask_off_by_one(fixed: bool) -> Outcome:
     """tril(diagonal=1) as the allowed mask: token t also sees token t + 1."""
     torch.manual_seed(0)
     x = torch.randn(1, 6, 8)
-    allowed = causal_mask(6) if fixed else torch.ones(6, 6, dtype=torch.bool).tril(diagonal=1)
+    allowed = (
+        causal_mask(6)
+        if fixed
+        else torch.ones(6, 6, dtype=torch.bool).tril(diagonal=1)
+    )
     changed = x.clone()
     changed[0, 3] += 1.0  # change token 3 only
     before, _ = scaled_dot_product_attention(x, x, x, mask=allowed)
-    after, _ = scaled_dot_product_attention(changed, changed, changed, mask=allowed)
-    leak = (after[0, 2] - before[0, 2]).abs().max().item()  # token 2 must not see token 3
-    return Outcome(f"output at t = 2 moves by {leak:.3f} when token 3 changes", bad=leak > 0)
+    after, _ = scaled_dot_product_attention(
+        changed, changed, changed, mask=allowed
+    )
+    # token 2 must not see token 3
+    leak = (after[0, 2] - before[0, 2]).abs().max().item()
+    return Outcome(
+        f"output at t = 2 moves by {leak:.3f} when token 3 changes",
+        bad=leak > 0,
+    )
 
 
 def large_negative_bias_leaks(fixed: bool) -> Outcome:
-    """A -1e4 bias with left padding: a query whose allowed keys are all padding attends everywhere."""
+    """A -1e4 bias, left padding: a query allowed only padding sees all keys."""
     torch.manual_seed(0)
     x = torch.randn(1, 5, 8)  # tokens 0 and 1 are left padding
-    allowed = causal_mask(5) & padding_mask(torch.tensor([3]), max_len=5).flip(-1)[0, 0]  # (5, 5)
+    # (5, 5)
+    allowed = (
+        causal_mask(5)
+        & padding_mask(torch.tensor([3]), max_len=5).flip(-1)[0, 0]
+    )
     if fixed:
         _, weights = scaled_dot_product_attention(x, x, x, mask=allowed)
     else:
         bias = torch.zeros(5, 5).masked_fill(~allowed, -1e4)
-        weights = torch.softmax(x @ x.transpose(-2, -1) / math.sqrt(8) + bias, dim=-1)
+        weights = torch.softmax(
+            x @ x.transpose(-2, -1) / math.sqrt(8) + bias, dim=-1
+        )
     future = weights[0, 0, 1:].sum().item()  # query 0 looking at keys after it
-    return Outcome(f"query 0 puts {future:.2f} of its weight on later tokens", bad=future > 1e-6)
+    return Outcome(
+        f"query 0 puts {future:.2f} of its weight on later tokens",
+        bad=future > 1e-6,
+    )
 
 
 def padding_left_unmasked(fixed: bool) -> Outcome:
-    """No padding mask: the real tokens' outputs depend on what fills the padding."""
+    """No padding mask: real tokens' outputs depend on the padding's content."""
     torch.manual_seed(0)
     x = torch.randn(1, 5, 8)  # 3 real tokens, 2 padding slots
     other = x.clone()
     other[0, 3:] = torch.randn(2, 8)  # different padding content
-    mask = padding_mask(torch.tensor([3]), max_len=5)[0] if fixed else None  # (1, 1, 5)
+    # (1, 1, 5)
+    mask = padding_mask(torch.tensor([3]), max_len=5)[0] if fixed else None
     out_a, _ = scaled_dot_product_attention(x, x, x, mask=mask)
     out_b, _ = scaled_dot_product_attention(other, other, other, mask=mask)
     change = (out_a[0, :3] - out_b[0, :3]).abs().max().item()
-    return Outcome(f"real tokens' outputs move by {change:.3f} with the padding", bad=change > 1e-6)
+    return Outcome(
+        f"real tokens' outputs move by {change:.3f} with the padding",
+        bad=change > 1e-6,
+    )
 
 
 # --8<-- [end:mask_bugs]
@@ -327,16 +407,30 @@ def padding_left_unmasked(fixed: bool) -> Outcome:
 
 # --8<-- [start:classifier_padding]
 def padding_in_the_mean(fixed: bool) -> Outcome:
-    """An EncoderClassifier whose encoder has no pad_id: padding attended to and averaged in."""
+    """An EncoderClassifier without pad_id: padding attended to and averaged."""
     torch.manual_seed(0)
-    pad_id = PAD if fixed else None  # the bug: None, padding is just another token
-    sizes = {"d_model": 32, "num_heads": 4, "d_ff": 64, "num_layers": 1, "dropout": 0.0}
-    classifier = EncoderClassifier(Encoder(VOCAB_SIZE, **sizes, pad_id=pad_id), 2).eval()
-    tokens = padded_batch(64, generator=torch.Generator().manual_seed(0))  # (B, T)
+    # the bug: None, padding is just another token
+    pad_id = PAD if fixed else None
+    sizes = {
+        "d_model": 32,
+        "num_heads": 4,
+        "d_ff": 64,
+        "num_layers": 1,
+        "dropout": 0.0,
+    }
+    classifier = EncoderClassifier(
+        Encoder(VOCAB_SIZE, **sizes, pad_id=pad_id), 2
+    ).eval()
+    # (B, T)
+    tokens = padded_batch(64, generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
         logits, more = classifier(tokens), classifier(add_padding(tokens, 8))
     change = (more - logits).abs().max().item()
-    return Outcome(f"no error; logits move by up to {change:.3f} with 8 more padding tokens", bad=change > 1e-5)
+    return Outcome(
+        "no error; logits move by up to "
+        f"{change:.3f} with 8 more padding tokens",
+        bad=change > 1e-5,
+    )
 
 
 # --8<-- [end:classifier_padding]
@@ -346,52 +440,75 @@ def padding_in_the_mean(fixed: bool) -> Outcome:
 def _reversal_outcome(result: Seq2SeqResult) -> Outcome:
     final_loss = sum(result.losses[-20:]) / 20
     return Outcome(
-        f"training loss {final_loss:.3f}; greedy decoding reverses {result.accuracy:.0%} of held-out sequences",
+        f"training loss {final_loss:.3f}; greedy decoding reverses "
+        f"{result.accuracy:.0%} of held-out sequences",
         bad=result.accuracy < 0.5,
     )
 
 
 def target_not_shifted(fixed: bool) -> Outcome:
-    """Teacher forcing with the target itself as the decoder's input, not the target shifted right."""
-    return _reversal_outcome(trained_reversal() if fixed else trained_reversal(shift=False))
+    """Teacher forcing with the target itself as input, not shifted right."""
+    return _reversal_outcome(
+        trained_reversal() if fixed else trained_reversal(shift=False)
+    )
 
 
 def decoder_without_causal_mask(fixed: bool) -> Outcome:
     """The decoder's self-attention without its causal mask."""
-    return _reversal_outcome(trained_reversal() if fixed else trained_reversal(causal=False))
+    return _reversal_outcome(
+        trained_reversal() if fixed else trained_reversal(causal=False)
+    )
 
 
 def cross_attention_without_padding_mask(fixed: bool) -> Outcome:
-    """The source padding mask given to the encoder but not to cross-attention."""
+    """The source padding mask given to the encoder, not to cross-attention."""
     torch.manual_seed(0)
     model = Transformer(16, 4, 1, 1, 32, dropout=0.0).eval()
     source, target = torch.randn(1, 6, 16), torch.randn(1, 3, 16)
     other = source.clone()
-    other[0, 4:] = torch.randn(2, 16)  # 4 real tokens; different padding content
+    # 4 real tokens; different padding content
+    other[0, 4:] = torch.randn(2, 16)
     keys = padding_mask(torch.tensor([4]), max_len=6)
     outputs = []
     for src in (source, other):
         memory = model.encode(src, source_mask=keys)
-        outputs.append(model.decode(target, memory, memory_mask=keys if fixed else None)[0])
+        outputs.append(
+            model.decode(target, memory, memory_mask=keys if fixed else None)[0]
+        )
     change = (outputs[0] - outputs[1]).abs().max().item()
-    return Outcome(f"the decoder's output moves by {change:.3f} with the source padding", bad=change > 1e-6)
+    return Outcome(
+        f"the decoder's output moves by {change:.3f} with the source padding",
+        bad=change > 1e-6,
+    )
 
 
 def cache_with_wrong_offset(fixed: bool) -> Outcome:
-    """A KV cache that gives every new token position 0 instead of its real position."""
+    """A KV cache giving every new token position 0, not its real position."""
     torch.manual_seed(0)
-    model = CharTransformer(vocab_size=20, d_model=32, num_layers=2, context=16).eval()
+    model = CharTransformer(
+        vocab_size=20, d_model=32, num_layers=2, context=16
+    ).eval()
     tokens = torch.randint(0, 20, (1, 10))
     cache = KVCache()
-    forward_with_cache(model, tokens[:, :6], cache)  # the prompt, at positions 0-5
+    # the prompt, at positions 0-5
+    forward_with_cache(model, tokens[:, :6], cache)
     steps = [
-        forward_with_cache(model, tokens[:, t : t + 1], cache, position_offset=None if fixed else 0)
+        forward_with_cache(
+            model,
+            tokens[:, t : t + 1],
+            cache,
+            position_offset=None if fixed else 0,
+        )
         for t in range(6, 10)
     ]
     with torch.no_grad():
-        full = model(tokens)[0][:, 6:]  # what the model computes for positions 6-9 without a cache
+        # what the model computes for positions 6-9 without a cache
+        full = model(tokens)[0][:, 6:]
     difference = (torch.cat(steps, dim=1) - full).abs().max().item()
-    return Outcome(f"cached logits differ from a full forward by up to {difference:.3f}", bad=difference > 1e-4)
+    return Outcome(
+        f"cached logits differ from a full forward by up to {difference:.3f}",
+        bad=difference > 1e-4,
+    )
 
 
 # --8<-- [end:decoder_bugs]
@@ -399,11 +516,12 @@ def cache_with_wrong_offset(fixed: bool) -> Outcome:
 
 # --8<-- [start:rope_bugs]
 def rope_pairing_mixed(fixed: bool) -> Outcome:
-    """Weights trained with interleaved RoPE pairs, loaded into a model that uses `rotate_half`."""
+    """Weights trained with interleaved RoPE pairs, loaded for `rotate_half`."""
     torch.manual_seed(0)
     source = GroupedQueryAttention(32, 4, 2, rope_pairing="interleaved").eval()
     weights = source.state_dict()
-    if fixed:  # reorder each head's query and key features: pairs (2i, 2i+1) -> (i, i + d/2)
+    if fixed:  # reorder each head's query and key features:
+        # pairs (2i, 2i+1) -> (i, i + d/2)
         for name in ("W_Q.weight", "W_K.weight"):
             weights[name] = interleaved_to_half(weights[name], head_dim=8)
     target = GroupedQueryAttention(32, 4, 2, rope_pairing="half").eval()
@@ -411,13 +529,18 @@ def rope_pairing_mixed(fixed: bool) -> Outcome:
     x = torch.randn(2, 10, 32)
     with torch.no_grad():
         difference = (target(x) - source(x)).abs().max().item()
-    return Outcome(f"outputs differ from the original model's by up to {difference:.3f}", bad=difference > 1e-4)
+    return Outcome(
+        f"outputs differ from the original model's by up to {difference:.3f}",
+        bad=difference > 1e-4,
+    )
 
 
 # --8<-- [end:rope_bugs]
 
 
-def _pair(function: Callable[[bool], Outcome]) -> dict[str, Callable[[], Outcome]]:
+def _pair(
+    function: Callable[[bool], Outcome],
+) -> dict[str, Callable[[], Outcome]]:
     return {"broken": lambda: function(False), "fixed": lambda: function(True)}
 
 
@@ -425,69 +548,82 @@ PROBLEMS: list[Problem] = [
     Problem(
         "linear_width",
         "Shape error in a projection",
-        "The last axis of the input is not the width the `nn.Linear` was built for (here 32 against d_model = 64).",
-        "Embed or project tokens to d_model first; print `x.shape` before each projection.",
+        "The last axis of the input is not the width the `nn.Linear` was built "
+        "for (here 32 against d_model = 64).",
+        "Embed or project tokens to d_model first; "
+        "print `x.shape` before each projection.",
         **_pair(linear_width_mismatch),
     ),
     Problem(
         "position_table",
         "Shape error when adding positions",
-        "The whole position table (max_len rows) is added to a shorter sequence.",
+        "The whole position table (max_len "
+        "rows) is added to a shorter sequence.",
         "Slice the table to the sequence: `table[:x.size(1)]`.",
         **_pair(position_table_mismatch),
     ),
     Problem(
         "no_transpose",
         "Heads split without the transpose",
-        "`view(B, h, T, d_k)` on (B, T, d_model) reinterprets memory: a head gets pieces of several tokens.",
+        "`view(B, h, T, d_k)` on (B, T, d_model) reinterprets memory: a head "
+        "gets pieces of several tokens.",
         "`view(B, T, h, d_k).transpose(1, 2)`, as in `split_heads`.",
         **_pair(heads_without_transpose),
     ),
     Problem(
         "view_no_transpose",
         "Heads viewed as (B, T, h, d_k) and never transposed",
-        "Without `.transpose(1, 2)` the heads axis stands where the tokens should be: the scores are (B, T, h, h), "
-        "so each token attends over its own h heads instead of over the other tokens. Nothing fails: the matrix "
-        "products and the combine's reshape fit these shapes too. A tutorial that warns about this mistake may "
-        "predict a shape error; none comes.",
-        "Transpose to (B, h, T, d_k) before the attention, as `split_heads` does, and compare the layer with "
-        "`nn.MultiheadAttention` (chapter 9).",
+        "Without `.transpose(1, 2)` the heads axis stands where "
+        "the tokens should be: the scores are (B, T, h, h), so each "
+        "token attends over its own h heads instead of over the "
+        "other tokens. Nothing fails: the matrix products and the "
+        "combine's reshape fit these shapes too. A tutorial that warns "
+        "about this mistake may predict a shape error; none comes.",
+        "Transpose to (B, h, T, d_k) before the attention, as `split_heads` "
+        "does, and compare the layer with `nn.MultiheadAttention` (chapter 9).",
         **_pair(heads_view_without_transpose),
     ),
     Problem(
         "mask_shape",
         "A mask that does not broadcast to (B, h, T, T)",
-        "A (B, T) padding mask is lined up with the last two axes of the scores, not with the batch.",
+        "A (B, T) padding mask is lined up with the last two axes of the "
+        "scores, not with the batch.",
         "Give it singleton axes: `mask[:, None, None, :]`, shape (B, 1, 1, T).",
         **_pair(mask_does_not_broadcast),
     ),
     Problem(
         "mask_flipped",
         "Weights land on the padding",
-        "A True = blocked mask (nn.MultiheadAttention's convention) used where True = may attend.",
-        "Use one convention everywhere and convert at the boundary (`to_torch_multihead_mask`).",
+        "A True = blocked mask (nn.MultiheadAttention's "
+        "convention) used where True = may attend.",
+        "Use one convention everywhere and convert at the boundary "
+        "(`to_torch_multihead_mask`).",
         **_pair(mask_convention_flipped),
     ),
     Problem(
         "softmax_axis",
         "Weights that do not sum to 1 per query",
         "Softmax over the query axis (dim=-2) instead of the key axis.",
-        "`softmax(scores, dim=-1)`: each query distributes its attention over the keys.",
+        "`softmax(scores, dim=-1)`: each query "
+        "distributes its attention over the keys.",
         **_pair(softmax_over_wrong_axis),
     ),
     Problem(
         "fully_masked_nan",
         "NaN loss from a fully masked row",
         "Every key of a query is -inf: softmax computes 0 / 0.",
-        "Define such rows as zeros, as this site's `scaled_dot_product_attention` and PyTorch's kernel do.",
+        "Define such rows as zeros, as this site's "
+        "`scaled_dot_product_attention` and PyTorch's kernel do.",
         **_pair(fully_masked_row),
     ),
     Problem(
         "fp16_overflow",
         "Scores overflow to inf in float16",
-        "q.k of large activations exceeds float16's range (+-65,504) before the division by sqrt(d_k). "
-        "A -inf silently zeroes one weight; a +inf would turn its whole row NaN.",
-        "Scale q (or q and k) by 1/sqrt(d_k) before the product; keep the softmax in float32.",
+        "q.k of large activations exceeds float16's range (+-65,504) before "
+        "the division by sqrt(d_k). A -inf silently zeroes one weight; a +inf "
+        "would turn its whole row NaN.",
+        "Scale q (or q and k) by 1/sqrt(d_k) before "
+        "the product; keep the softmax in float32.",
         **_pair(unscaled_scores_in_float16),
     ),
     Problem(
@@ -501,26 +637,30 @@ PROBLEMS: list[Problem] = [
         "learning_rate",
         "Loss does not fall",
         "The learning rate is far too high for Adam on this model.",
-        "Start near 1e-3 (with warm-up for larger models) and lower it if the loss jumps.",
+        "Start near 1e-3 (with warm-up for larger "
+        "models) and lower it if the loss jumps.",
         **_pair(loss_does_not_fall),
     ),
     Problem(
         "deep_post_norm",
         "A deep post-norm stack does not train",
-        "With many post-norm layers and a high learning rate, training fails early: reproduced here with 6 layers "
-        "at 1e-2, where the post-norm stack ends far above the pre-norm one. Pre-norm keeps an untouched residual "
-        "path.",
-        "Pre-norm (`norm_first=True`, plus a final LayerNorm). In chapter 7's recorded run of a 12-layer stack, "
-        "warm-up trained post-norm on one of two seeds, and there still ended above pre-norm; a lower learning "
+        "With many post-norm layers and a high learning rate, "
+        "training fails early: reproduced here with 6 layers "
+        "at 1e-2, where the post-norm stack ends far above the "
+        "pre-norm one. Pre-norm keeps an untouched residual path.",
+        "Pre-norm (`norm_first=True`, plus a final LayerNorm). In chapter 7's "
+        "recorded run of a 12-layer stack, warm-up trained post-norm on one of "
+        "two seeds, and there still ended above pre-norm; a lower learning "
         "rate was not measured.",
         **_pair(deep_post_norm),
     ),
     Problem(
         "dropout_on_x",
         "Dropout on the residual stream",
-        "`dropout(x) + sublayer(x)` drops features of x itself, in every layer: the residual path no longer "
-        "carries x unchanged.",
-        "Drop the sub-layer's output, before the add: `x + dropout(sublayer(x))`.",
+        "`dropout(x) + sublayer(x)` drops features of x itself, in every "
+        "layer: the residual path no longer carries x unchanged.",
+        "Drop the sub-layer's output, before the add: `x + "
+        "dropout(sublayer(x))`.",
         **_pair(dropout_on_the_residual_stream),
     ),
     Problem(
@@ -534,22 +674,25 @@ PROBLEMS: list[Problem] = [
         "batch_first",
         "Results differ from nn.MultiheadAttention",
         "`nn.MultiheadAttention` expects (T, B, d) unless `batch_first=True`.",
-        "Build it with `batch_first=True`, copy weights, and compare with a tolerance.",
+        "Build it with `batch_first=True`, copy "
+        "weights, and compare with a tolerance.",
         **_pair(batch_first_forgotten),
     ),
     Problem(
         "causal_off_by_one",
         "Causal mask off by one diagonal",
         "`tril(diagonal=1)` lets token t see token t + 1.",
-        "`torch.ones(T, T, dtype=torch.bool).tril()` (diagonal 0), as in `causal_mask`.",
+        "`torch.ones(T, T, dtype=torch.bool).tril()` "
+        "(diagonal 0), as in `causal_mask`.",
         **_pair(causal_mask_off_by_one),
     ),
     Problem(
         "bias_leak",
         "A large negative bias makes fully masked rows attend everywhere",
-        "With -1e4 instead of a hard mask, a query whose allowed keys are all padding has every key "
-        "biased alike: the bias cancels in the softmax and the query attends to all keys, the future included. "
-        "Harmless only if the outputs of padded positions are always ignored.",
+        "With -1e4 instead of a hard mask, a query whose allowed keys are all "
+        "padding has every key biased alike: the bias cancels in the softmax "
+        "and the query attends to all keys, the future included. Harmless only "
+        "if the outputs of padded positions are always ignored.",
         "Boolean masks and a defined result for fully masked rows.",
         **_pair(large_negative_bias_leaks),
     ),
@@ -563,52 +706,65 @@ PROBLEMS: list[Problem] = [
     Problem(
         "classifier_padding",
         "A classifier's answers change with the amount of padding",
-        "The encoder was built without `pad_id`: every layer attends to the padding, and the classifier's mean "
-        "over positions counts it too. Nothing raises an error; only inputs with more padding than usual show it.",
-        "Give the encoder the padding id (`Encoder(..., pad_id=PAD)`): padding is then masked as keys and left "
-        "out of the mean. Test with extra padding appended: the logits must not move.",
+        "The encoder was built without `pad_id`: every layer "
+        "attends to the padding, and the classifier's mean "
+        "over positions counts it too. Nothing raises an error; "
+        "only inputs with more padding than usual show it.",
+        "Give the encoder the padding id (`Encoder(..., pad_id=PAD)`): padding "
+        "is then masked as keys and left out of the mean. Test with extra "
+        "padding appended: the logits must not move.",
         **_pair(padding_in_the_mean),
     ),
     Problem(
         "target_not_shifted",
         "Perfect training loss, useless generation (target not shifted)",
-        "The decoder reads the target itself, so position t sees the token it must predict and learns to copy it. "
-        "At generation time there is nothing to copy.",
-        "Feed the start token plus the target without its last token: `shift_right(target)`.",
+        "The decoder reads the target itself, so position t "
+        "sees the token it must predict and learns to copy "
+        "it. At generation time there is nothing to copy.",
+        "Feed the start token plus the target without its last token: "
+        "`shift_right(target)`.",
         **_pair(target_not_shifted),
     ),
     Problem(
         "decoder_not_causal",
         "Perfect training loss, useless generation (no causal mask)",
-        "Without the causal mask, position t attends to position t + 1 of the shifted target, which is the answer: "
-        "the future leaks in training and is missing in generation.",
+        "Without the causal mask, position t attends to position t + 1 of the "
+        "shifted target, which is the answer: the future leaks in training and "
+        "is missing in generation.",
         "Pass `causal_mask(T)` to the decoder's self-attention.",
         **_pair(decoder_without_causal_mask),
     ),
     Problem(
         "memory_padding_unmasked",
         "The decoder reads the source padding",
-        "The source padding mask reached the encoder but not cross-attention, whose keys are the encoder's "
+        "The source padding mask reached the encoder but "
+        "not cross-attention, whose keys are the encoder's "
         "outputs at every source position, padding included.",
-        "Pass the source padding mask (B, 1, 1, S) to cross-attention as well (`memory_mask`).",
+        "Pass the source padding mask (B, 1, 1, S) "
+        "to cross-attention as well (`memory_mask`).",
         **_pair(cross_attention_without_padding_mask),
     ),
     Problem(
         "cache_offset",
         "Generation with a KV cache drifts from generation without one",
-        "Each new token was given position 0 (or any position but its own): its position vector is wrong, "
-        "while the cached keys keep theirs.",
-        "Add the position vector of `cache.length`, the number of positions already cached.",
+        "Each new token was given position 0 (or any position but its own): "
+        "its position vector is wrong, while the cached keys keep theirs.",
+        "Add the position vector of `cache.length`, "
+        "the number of positions already cached.",
         **_pair(cache_with_wrong_offset),
     ),
     Problem(
         "rope_pairing",
-        "A model ported between RoPE implementations loads, runs and predicts worse",
-        "RoPE turns pairs of features, and implementations pair them differently: neighbours (2i, 2i+1) in the "
-        "RoFormer paper and Meta's original Llama code, i and i + d_head/2 (`rotate_half`) in Hugging Face "
-        "`transformers`. Weights copied as they are from one to the other rotate the wrong features together.",
-        "Reorder the rows of W_Q and W_K within each head (`interleaved_to_half`, or its inverse "
-        "`half_to_interleaved`); W_V and W_O stay as they are.",
+        "A model ported between RoPE implementations "
+        "loads, runs and predicts worse",
+        "RoPE turns pairs of features, and implementations pair them "
+        "differently: neighbours (2i, 2i+1) in the RoFormer paper and Meta's "
+        "original Llama code, i and i + d_head/2 (`rotate_half`) in Hugging "
+        "Face `transformers`. Weights copied as they are from one to the other "
+        "rotate the wrong features together.",
+        "Reorder the rows of W_Q and W_K within each head "
+        "(`interleaved_to_half`, or its inverse `half_to_interleaved`); W_V "
+        "and W_O stay as they are.",
         **_pair(rope_pairing_mixed),
     ),
 ]
@@ -618,7 +774,7 @@ PROBLEMS: list[Problem] = [
 # --8<-- [start:table]
 @dataclass
 class Row:
-    """One problem, run: what its broken variant showed and what the fix gives."""
+    """One problem, run: what its broken variant showed, what the fix gives."""
 
     name: str
     title: str
@@ -627,25 +783,22 @@ class Row:
 
 
 def measure(problems: list[Problem] = PROBLEMS) -> list[Row]:
-    """Run the broken and the fixed variant of each problem.
-
-    Args:
-        problems: The problems to run. Defaults to all of [`PROBLEMS`][tutorial_code.troubleshooting.PROBLEMS].
-
-    Returns:
-        One [`Row`][tutorial_code.troubleshooting.Row] per problem, in order.
-    """
-    return [Row(p.name, p.title, p.broken().symptom, p.fixed().symptom) for p in problems]
+    """Run the broken and the fixed variant of each problem, one `Row` each."""
+    return [
+        Row(p.name, p.title, p.broken().symptom, p.fixed().symptom)
+        for p in problems
+    ]
 
 
 def markdown_table(rows: list[Row]) -> str:
-    """The troubleshooting table, with each symptom as this version of PyTorch shows it.
+    """The troubleshooting table, with each symptom as this PyTorch shows it.
 
     Args:
-        rows: Problems already run, from [`measure`][tutorial_code.troubleshooting.measure].
+        rows: Problems already run, from `measure`.
 
     Returns:
-        A Markdown table: problem, symptom of the broken variant, cause, fix and what the fix gives.
+        A Markdown table: problem, symptom of the broken variant, cause, fix and
+        what the fix gives.
     """
     problems = {problem.name: problem for problem in PROBLEMS}
     lines = [
@@ -656,7 +809,10 @@ def markdown_table(rows: list[Row]) -> str:
     ]
     for row in rows:
         problem, symptom = problems[row.name], row.symptom.replace("|", "\\|")
-        lines.append(f"| {row.title} | `{symptom}` | {problem.cause} | {problem.fix} | {row.after} |")
+        lines.append(
+            f"| {row.title} | `{symptom}` | {problem.cause} "
+            f"| {problem.fix} | {row.after} |"
+        )
     return "\n".join(lines)
 
 

@@ -1,10 +1,11 @@
-"""Checks of what the tutorial's functions and modules receive, with messages that say what to fix.
+"""Checks of what the tutorial's functions receive; messages say what to fix.
 
-Each check names the argument, what it expects and what it received, so that a misuse ends in a
-sentence instead of an error from deep inside PyTorch (`index out of range in self`, `mat1 and mat2
-shapes cannot be multiplied`). The modules call them with one line, at the top of a function.
+A misuse ends in a sentence naming the argument, what it expects and what it
+got, not in an error from deep inside PyTorch (`index out of range in self`).
 
-Shape letters: B = batch size, T = sequence length, d_model = width of a token vector, V = vocabulary size.
+A check's `what` is the argument's name, for the message. Shape letters:
+B = batch size, T = sequence length, d_model = width of a token vector,
+V = vocabulary size.
 """
 
 from __future__ import annotations
@@ -37,70 +38,95 @@ def check_token_ids(
     empty_ok: bool = False,
     lists: bool = False,
 ) -> None:
-    """Refuse token ids that a model cannot embed: wrong type, shape, length, or outside the vocabulary.
+    """Refuse token ids a model cannot embed: wrong type, shape, length or id.
 
     Args:
-        tokens: Integer ids, a tensor of shape (B, T) (`dims=2`) or (T,) (`dims=1`).
-        vocab_size: Number of ids the model knows, V; every id must lie in [0, V).
-        what: The argument's name, for the message. Defaults to `"tokens"`.
-        dims: Number of dimensions expected, 1 or 2. Defaults to 2.
-        max_len: Most positions the model accepts (its context), or None for no limit. Defaults to None.
-        empty_ok: Whether T = 0 is accepted. Defaults to False: no model here has anything to
-            compute for an empty sequence, and averages over it are NaN.
-        lists: Whether a list of ints is accepted as well as a tensor, for `dims=1`. Defaults to False.
+        tokens: Integer ids, (B, T) with `dims=2` or (T,) with `dims=1`.
+        vocab_size: V; every id must lie in [0, V).
+        max_len: Most positions the model accepts (its context), or None.
+        empty_ok: Whether T = 0 is accepted (averages over it are NaN).
+        lists: Whether a list of ints is accepted too, for `dims=1`.
 
     Raises:
-        TypeError: If `tokens` is not an integer tensor (or, with `lists`, a list of ints).
+        TypeError: If `tokens` is not an integer tensor (or, with `lists`, a
+            list of ints).
         ValueError: If the shape, the length or an id is out of range.
 
     Examples:
-        >>> check_token_ids(torch.tensor([[1, 2, 3]]), vocab_size=4)
         >>> check_token_ids(torch.tensor([[1, 2, 7]]), vocab_size=4)
         Traceback (most recent call last):
         ...
-        ValueError: token ids must lie in [0, vocab_size=4), got 7 in tokens at position (0, 2)
+        ValueError: token ids must lie in [0, vocab_size=4), got 7 in tokens
+        at position (0, 2)
     """
-    if lists and dims == 1 and isinstance(tokens, Sequence) and not isinstance(tokens, str):
+    if (
+        lists
+        and dims == 1
+        and isinstance(tokens, Sequence)
+        and not isinstance(tokens, str)
+    ):
         if not all(_is_int(i) for i in tokens):
-            raise TypeError(f"{what} must hold integer ids, got {[type(i).__name__ for i in tokens][:5]}")
+            raise TypeError(
+                f"{what} must hold integer ids, got "
+                f"{[type(i).__name__ for i in tokens][:5]}"
+            )
         tokens = torch.tensor(list(tokens), dtype=torch.long)
     if not isinstance(tokens, torch.Tensor):
-        raise TypeError(f"{what} must be a tensor of integer ids (torch.long), got {type(tokens).__name__}")
+        raise TypeError(
+            f"{what} must be a tensor of integer ids (torch.long), got "
+            f"{type(tokens).__name__}"
+        )
     if tokens.dtype.is_floating_point or tokens.dtype.is_complex:
-        raise TypeError(f"{what} must be integer ids (torch.long), got {_describe(tokens)}; use {what}.long()")
+        raise TypeError(
+            f"{what} must be integer ids (torch.long), got "
+            f"{_describe(tokens)}; use {what}.long()"
+        )
     if tokens.dtype == torch.bool:
-        raise TypeError(f"{what} must be integer ids (torch.long), got dtype torch.bool")
+        raise TypeError(
+            f"{what} must be integer ids (torch.long), got dtype torch.bool"
+        )
     if tokens.dim() != dims:
-        raise ValueError(f"{what} must have shape {_SHAPES[dims]}, got shape {tuple(tokens.shape)}")
+        raise ValueError(
+            f"{what} must have shape {_SHAPES[dims]}, got shape "
+            f"{tuple(tokens.shape)}"
+        )
     length = tokens.size(-1)
     if length == 0 and not empty_ok:
-        raise ValueError(f"{what} holds no positions (shape {tuple(tokens.shape)}): give at least one token")
+        raise ValueError(
+            f"{what} holds no positions (shape "
+            f"{tuple(tokens.shape)}): give at least one token"
+        )
     if max_len is not None and length > max_len:
-        raise ValueError(f"at most {max_len} tokens fit the context, got {length} in {what}; keep the last {max_len}")
-    if tokens.is_meta:  # shapes without values (a stand-in for another device): nothing more to read
+        raise ValueError(
+            f"at most {max_len} tokens fit the context, got {length} in "
+            f"{what}; keep the last {max_len}"
+        )
+    # shapes without values (a stand-in for another device): nothing to read
+    if tokens.is_meta:
         return
     outside = (tokens < 0) | (tokens >= vocab_size)
     if outside.any():
         position = tuple(int(i) for i in outside.nonzero()[0])
         raise ValueError(
-            f"token ids must lie in [0, vocab_size={vocab_size}), got {int(tokens[position])} in {what} "
-            f"at position {position}"
+            f"token ids must lie in [0, vocab_size={vocab_size}), got "
+            f"{int(tokens[position])} in {what} at position {position}"
         )
 
 
-def check_width(x: torch.Tensor, d_model: int, what: str = "x", dims: int | None = 3) -> None:
-    """Refuse token vectors of the wrong width, shape or dtype before a projection multiplies them.
+def check_width(
+    x: torch.Tensor, d_model: int, what: str = "x", dims: int | None = 3
+) -> None:
+    """Refuse token vectors of the wrong width, shape or dtype.
 
     Args:
-        x: Token vectors, a floating-point tensor of shape (B, T, d_model).
-        d_model: The width the module was built for.
-        what: The argument's name, for the message. Defaults to `"x"`.
-        dims: Number of dimensions expected; None accepts any number of leading axes, as a
-            position-wise layer does. Defaults to 3.
+        x: Token vectors, floating point, (B, T, d_model).
+        dims: Number of dimensions expected; None accepts any number of leading
+            axes, as a position-wise layer does.
 
     Raises:
         TypeError: If `x` is not a floating-point tensor.
-        ValueError: If `x` does not have `dims` dimensions or its last one is not `d_model`.
+        ValueError: If `x` has not `dims` dimensions or its last is not
+            `d_model`.
 
     Examples:
         >>> check_width(torch.zeros(2, 5, 6), d_model=8)
@@ -109,38 +135,53 @@ def check_width(x: torch.Tensor, d_model: int, what: str = "x", dims: int | None
         ValueError: x must have shape (B, T, d_model=8), got shape (2, 5, 6)
     """
     if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point:
-        raise TypeError(f"{what} must be a floating-point tensor of token vectors, got {_describe(x)}")
-    expected = f"(B, T, d_model={d_model})" if dims == 3 else f"(..., d_model={d_model})"
-    if (dims is not None and x.dim() != dims) or x.dim() == 0 or x.size(-1) != d_model:
-        raise ValueError(f"{what} must have shape {expected}, got shape {tuple(x.shape)}")
+        raise TypeError(
+            f"{what} must be a floating-point tensor "
+            f"of token vectors, got {_describe(x)}"
+        )
+    expected = (
+        f"(B, T, d_model={d_model})"
+        if dims == 3
+        else f"(..., d_model={d_model})"
+    )
+    if (
+        (dims is not None and x.dim() != dims)
+        or x.dim() == 0
+        or x.size(-1) != d_model
+    ):
+        raise ValueError(
+            f"{what} must have shape {expected}, got shape {tuple(x.shape)}"
+        )
 
 
 def check_numbers(numbers: torch.Tensor, what: str = "numbers") -> None:
-    """Refuse what a digit model cannot read: not floats, not (B, T), or no positions at all.
-
-    Args:
-        numbers: Sequences of numbers, a floating-point tensor of shape (B, T) with T >= 1.
-        what: The argument's name, for the message. Defaults to `"numbers"`.
+    """Refuse what a digit model cannot read: not floats, not (B, T), or T = 0.
 
     Raises:
         TypeError: If `numbers` is not a floating-point tensor.
-        ValueError: If it is not 2-D or T = 0 (the average over no positions is NaN).
+        ValueError: If it is not 2-D or holds no positions.
     """
-    if not isinstance(numbers, torch.Tensor) or not numbers.dtype.is_floating_point:
-        raise TypeError(f"{what} must be a float tensor, got {_describe(numbers)}; use {what}.float()")
+    if (
+        not isinstance(numbers, torch.Tensor)
+        or not numbers.dtype.is_floating_point
+    ):
+        raise TypeError(
+            f"{what} must be a float tensor, got "
+            f"{_describe(numbers)}; use {what}.float()"
+        )
     if numbers.dim() != 2:
-        raise ValueError(f"{what} must have shape (B, T), got shape {tuple(numbers.shape)}")
+        raise ValueError(
+            f"{what} must have shape (B, T), got shape {tuple(numbers.shape)}"
+        )
     if numbers.size(1) == 0:
-        raise ValueError(f"{what} holds no positions (shape {tuple(numbers.shape)}): give at least one number")
+        raise ValueError(
+            f"{what} holds no positions (shape "
+            f"{tuple(numbers.shape)}): give at least one number"
+        )
 
 
 def check_count(value: int, what: str, minimum: int = 1) -> None:
-    """Refuse a count (a size, a number of steps) that is not an integer of at least `minimum`.
-
-    Args:
-        value: The count.
-        what: Its name, for the message.
-        minimum: The smallest value accepted. Defaults to 1.
+    """Refuse a count (a size, a number of steps) that is not an int >= minimum.
 
     Raises:
         TypeError: If `value` is not an int (a bool or a float is refused).
@@ -153,37 +194,30 @@ def check_count(value: int, what: str, minimum: int = 1) -> None:
         ValueError: batch_size must be >= 1, got 0
     """
     if not _is_int(value):
-        raise TypeError(f"{what} must be an int, got {value!r} ({type(value).__name__})")
+        raise TypeError(
+            f"{what} must be an int, got {value!r} ({type(value).__name__})"
+        )
     if value < minimum:
         raise ValueError(f"{what} must be >= {minimum}, got {value}")
 
 
 def check_counts(**counts: int) -> None:
-    """[`check_count`][tutorial_code.validation.check_count] for each keyword: every count must be >= 1.
-
-    Args:
-        **counts: The counts by name, for example `batch_size=batch_size, seq_len=seq_len`.
-
-    Raises:
-        TypeError: If a count is not an int.
-        ValueError: If a count is below 1.
-    """
+    """`check_count` for each keyword (`batch_size=batch_size`), minimum 1."""
     for what, value in counts.items():
         check_count(value, what)
 
 
 def check_positive(**values: float | None) -> None:
-    """Refuse a setting that must be a finite number above zero (None, meaning "not used", passes).
+    """Refuse settings that are not finite numbers > 0; None (not used) passes.
 
     Args:
-        **values: The settings by name, for example `lr=lr, clip_norm=clip_norm`.
+        **values: The settings by name, as in `lr=lr, clip_norm=clip_norm`.
 
     Raises:
         TypeError: If a value is not a number.
         ValueError: If a value is not finite or not above zero.
 
     Examples:
-        >>> check_positive(lr=1e-3, clip_norm=None)
         >>> check_positive(lr=-1.0)
         Traceback (most recent call last):
         ...
@@ -193,95 +227,116 @@ def check_positive(**values: float | None) -> None:
         if value is None:
             continue
         if not isinstance(value, int | float) or isinstance(value, bool):
-            raise TypeError(f"{what} must be a number, got {value!r} ({type(value).__name__})")
+            raise TypeError(
+                f"{what} must be a number, got {value!r} "
+                f"({type(value).__name__})"
+            )
         if not math.isfinite(value) or value <= 0:
             raise ValueError(f"{what} must be a finite number > 0, got {value}")
 
 
 def check_float_tensors(**tensors: torch.Tensor) -> None:
-    """Refuse inputs that are not floating-point tensors of one dtype, before they are multiplied together.
-
-    Args:
-        **tensors: The tensors by name, for example `query=query, key=key, value=value`.
+    """Refuse tensors, by name, that are not floating point of one dtype.
 
     Raises:
-        TypeError: If one is not a tensor, not floating point, or of another dtype than the first.
+        TypeError: If one is not a floating-point tensor, or not of the first's
+            dtype.
     """
     first = None
     for what, x in tensors.items():
         if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point:
-            raise TypeError(f"{what} must be a floating-point tensor, got {_describe(x)}")
+            raise TypeError(
+                f"{what} must be a floating-point tensor, got {_describe(x)}"
+            )
         if first is not None and x.dtype != first[1].dtype:
             raise TypeError(
-                f"{first[0]} and {what} must have the same dtype, got {first[1].dtype} and {x.dtype}; "
-                f"convert one with .to({first[1].dtype})"
+                f"{first[0]} and {what} must have the same dtype, got "
+                f"{first[1].dtype} and {x.dtype}; convert one with "
+                f".to({first[1].dtype})"
             )
         first = first or (what, x)
 
 
-def check_sampling(temperature: float, top_k: int | None, vocab_size: int) -> None:
-    """Refuse sampling settings that would divide by zero, make NaN or ask for more tokens than exist.
+def check_sampling(
+    temperature: float, top_k: int | None, vocab_size: int
+) -> None:
+    """Refuse sampling settings that divide by zero, make NaN or exceed V.
 
     Args:
         temperature: Divides the logits; must be finite and above zero.
-        top_k: How many of the most likely tokens to keep, from 1 to `vocab_size`, or None for all.
-        vocab_size: Number of tokens V.
+        top_k: How many of the most likely tokens to keep, 1 to `vocab_size`, or
+            None for all.
 
     Raises:
         TypeError: If `top_k` is not an int or None.
         ValueError: If `temperature` or `top_k` is out of range.
     """
-    if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature!r}; for the single most likely token use top_k=1")
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, int | float)
+        or not temperature > 0
+    ):
+        raise ValueError(
+            f"temperature must be > 0, got {temperature!r}; for the single "
+            "most likely token use top_k=1"
+        )
     if not math.isfinite(temperature):
-        raise ValueError(f"temperature must be > 0 and finite, got {temperature}")
+        raise ValueError(
+            f"temperature must be > 0 and finite, got {temperature}"
+        )
     if top_k is not None:
         check_count(top_k, "top_k")
         if top_k > vocab_size:
-            raise ValueError(f"top_k must be <= vocab_size={vocab_size}, got {top_k}; top_k=None keeps every token")
+            raise ValueError(
+                f"top_k must be <= vocab_size={vocab_size}, got {top_k}; "
+                "top_k=None keeps every token"
+            )
 
 
-def check_cache_step(model: nn.Module, tokens: torch.Tensor, cache: object, position_offset: int) -> None:
-    """Refuse new tokens that a KV cache cannot take: bad ids, another batch, positions outside the context.
+def check_cache_step(
+    model: nn.Module, tokens: torch.Tensor, cache: object, position_offset: int
+) -> None:
+    """Refuse new tokens (B, n) a KV cache cannot take.
 
     Args:
-        model: The [`CharTransformer`][tutorial_code.language_model.CharTransformer] whose cache it is.
-        tokens: The new token ids, (B, n).
-        cache: The [`KVCache`][tutorial_code.language_model.KVCache] of the earlier positions.
-        position_offset: The position given to the first new token.
+        model: The `CharTransformer` whose cache it is.
+        cache: The `KVCache` of the earlier positions.
+        position_offset: The position of the first new token.
 
     Raises:
-        TypeError: If `tokens` is not an integer tensor or `position_offset` not an int.
-        ValueError: If an id is outside the vocabulary, the cache holds another batch size, or the
-            new positions (or the cache with them) do not fit the model's context.
+        TypeError: If `tokens` is not an integer tensor or `position_offset` not
+            an int.
+        ValueError: If an id is outside the vocabulary, the cache holds another
+            batch size, or the new positions do not fit the model's context.
     """
     check_token_ids(tokens, model.embedding.num_embeddings)
     batch, n = tokens.shape
     if cache.keys and cache.keys[0].size(0) != batch:
         raise ValueError(
-            f"the cache holds {cache.keys[0].size(0)} sequences and tokens has {batch}; "
-            "start a new KVCache() for a new batch"
+            f"the cache holds {cache.keys[0].size(0)} sequences and tokens has "
+            f"{batch}; start a new KVCache() for a new batch"
         )
     check_count(position_offset, "position_offset", minimum=0)
     if cache.length + n > model.context:
         raise ValueError(
-            f"the cache holds {cache.length} positions and {n} more do not fit the context of {model.context}; "
+            f"the cache holds {cache.length} positions and {n} "
+            f"more do not fit the context of {model.context}; "
             "start a new cache from the last tokens"
         )
     if position_offset + n > model.context:
         raise ValueError(
-            f"position_offset={position_offset} puts {n} new tokens at positions {position_offset} to "
-            f"{position_offset + n - 1}, past the context of {model.context} (positions 0 to {model.context - 1})"
+            f"position_offset={position_offset} puts {n} new tokens at "
+            f"positions {position_offset} to {position_offset + n - 1}, past "
+            f"the context of {model.context} (positions 0 to "
+            f"{model.context - 1})"
         )
 
 
 def check_share(value: float, what: str, hint: str = "") -> None:
-    """Refuse a share that is not a number in [0, 1), such as label smoothing.
+    """Refuse a share, such as label smoothing, that is not a number in [0, 1).
 
     Args:
-        value: The share.
-        what: Its name, for the message.
-        hint: Appended to the message, for example `"; the paper uses 0.1"`. Defaults to `""`.
+        hint: Appended to the message, for example `"; the paper uses 0.1"`.
 
     Raises:
         TypeError: If `value` is not a number.
@@ -294,156 +349,158 @@ def check_share(value: float, what: str, hint: str = "") -> None:
         ValueError: label_smoothing must be in [0, 1), got 1.0
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{what} must be a number in [0, 1), got {value!r} ({type(value).__name__})")
+        raise TypeError(
+            f"{what} must be a number in [0, 1), got {value!r} "
+            f"({type(value).__name__})"
+        )
     if not 0 <= value < 1:  # also refuses NaN
         raise ValueError(f"{what} must be in [0, 1), got {value}{hint}")
 
 
 def check_same_batch(**tensors: torch.Tensor) -> None:
-    """Refuse tensors that should hold the same sequences but hold different numbers of them.
-
-    Args:
-        **tensors: The tensors by name, each with the batch on its first axis, for example
-            `source=source, written=written`.
-
-    Raises:
-        ValueError: If their first axes differ.
+    """Refuse tensors, by name, whose first axes (the batch) differ.
 
     Examples:
-        >>> check_same_batch(source=torch.zeros(2, 8), written=torch.zeros(3, 8))
+        >>> check_same_batch(source=torch.zeros(2), written=torch.zeros(3))
         Traceback (most recent call last):
         ...
-        ValueError: source and written must hold the same number of sequences B, got 2 and 3
+        ValueError: source and written must hold the same number of sequences B,
+        got 2 and 3
     """
     sizes = {what: x.size(0) for what, x in tensors.items()}
     if len(set(sizes.values())) > 1:
         got = " and ".join(str(size) for size in sizes.values())
-        raise ValueError(f"{' and '.join(sizes)} must hold the same number of sequences B, got {got}")
+        raise ValueError(
+            f"{' and '.join(sizes)} must hold the "
+            f"same number of sequences B, got {got}"
+        )
 
 
-def check_padding_mask(padding_mask: torch.Tensor | None, batch: int, length: int) -> None:
-    """Refuse a padding mask that is not boolean, or not one entry per sequence and position.
+def check_padding_mask(
+    padding_mask: torch.Tensor | None, batch: int, length: int
+) -> None:
+    """Refuse a padding mask that is not boolean (B, length).
 
     Args:
-        padding_mask: Boolean, `True` = a real token, (B, length); None passes.
-        batch: The batch size B.
-        length: The positions the mask must cover: the cached ones and the new ones.
+        padding_mask: Boolean, True = a real token, (B, length); None passes.
+        length: The positions the mask covers: the cached ones and the new ones.
 
     Raises:
-        TypeError: If `padding_mask` is not a boolean tensor (transformers' `attention_mask` is 0/1).
+        TypeError: If `padding_mask` is not boolean (transformers'
+            `attention_mask` is 0/1).
         ValueError: If its shape is not (B, length).
-
-    Examples:
-        >>> check_padding_mask(torch.ones(2, 4, dtype=torch.bool), batch=2, length=5)
-        Traceback (most recent call last):
-        ...
-        ValueError: padding_mask must have shape (B, 5) = (2, 5): one entry per cached and new position,
-        got shape (2, 4)
     """
     if padding_mask is None:
         return
-    if not isinstance(padding_mask, torch.Tensor) or padding_mask.dtype != torch.bool:
-        got = f"dtype {padding_mask.dtype}" if isinstance(padding_mask, torch.Tensor) else type(padding_mask).__name__
+    if (
+        not isinstance(padding_mask, torch.Tensor)
+        or padding_mask.dtype != torch.bool
+    ):
+        got = (
+            f"dtype {padding_mask.dtype}"
+            if isinstance(padding_mask, torch.Tensor)
+            else type(padding_mask).__name__
+        )
         raise TypeError(
-            f"padding_mask must be boolean (True = a real token), got {got}; for transformers' 0/1 attention_mask "
-            "pass attention_mask.bool()"
+            f"padding_mask must be boolean (True = a real token), got {got}; "
+            "for transformers' 0/1 attention_mask pass attention_mask.bool()"
         )
     if tuple(padding_mask.shape) != (batch, length):
         raise ValueError(
-            f"padding_mask must have shape (B, {length}) = {(batch, length)}: one entry per cached and new position, "
-            f"got shape {tuple(padding_mask.shape)}"
+            f"padding_mask must have shape (B, {length}) = {(batch, length)}: "
+            "one entry per cached and new position, got shape "
+            f"{tuple(padding_mask.shape)}"
         )
 
 
-def check_window_cache(cache: object, key: torch.Tensor, value: torch.Tensor) -> None:
-    """Refuse new keys and values that a sliding-window cache cannot join to the ones it keeps.
+def check_window_cache(
+    cache: object, key: torch.Tensor, value: torch.Tensor
+) -> None:
+    """Refuse new keys and values a sliding-window cache cannot join to its own.
 
     Args:
-        cache: The [`SlidingWindowCache`][tutorial_code.local_attention.SlidingWindowCache].
+        cache: The `SlidingWindowCache`.
         key: The new keys, (B, h, n, d_k).
         value: The new values, (B, h, n, d_v).
 
     Raises:
-        TypeError: If `cache` is not a sliding-window cache (it has no `window`).
-        ValueError: If the new keys or values differ from the kept ones in B, h or width.
-
-    Examples:
-        >>> check_window_cache([], torch.zeros(1, 2, 1, 4), torch.zeros(1, 2, 1, 4))
-        Traceback (most recent call last):
-        ...
-        TypeError: cache must be a SlidingWindowCache, got list
+        TypeError: If `cache` is not a sliding-window cache (has no `window`).
+        ValueError: If the new keys or values differ from the kept ones in B, h
+            or width.
     """
-    if not isinstance(getattr(cache, "window", None), int) or not hasattr(cache, "append"):
-        raise TypeError(f"cache must be a SlidingWindowCache, got {type(cache).__name__}")
-    for what, new, kept in (("key", key, cache.keys), ("value", value, cache.values)):
-        if kept is not None and (new.shape[:-2] != kept.shape[:-2] or new.size(-1) != kept.size(-1)):
+    if not isinstance(getattr(cache, "window", None), int) or not hasattr(
+        cache, "append"
+    ):
+        raise TypeError(
+            f"cache must be a SlidingWindowCache, got {type(cache).__name__}"
+        )
+    for what, new, kept in (
+        ("key", key, cache.keys),
+        ("value", value, cache.values),
+    ):
+        if kept is not None and (
+            new.shape[:-2] != kept.shape[:-2] or new.size(-1) != kept.size(-1)
+        ):
             raise ValueError(
-                f"the cache keeps {what}s of shape {tuple(kept.shape)} (B, h, m, d); the new {what} has shape "
-                f"{tuple(new.shape)}, and must match it in B, h and d: start a new SlidingWindowCache for a new batch"
+                f"the cache keeps {what}s of shape {tuple(kept.shape)} "
+                f"(B, h, m, d); the new {what} has shape "
+                f"{tuple(new.shape)}, and must match it in B, h and "
+                "d: start a new SlidingWindowCache for a new batch"
             )
 
 
-def check_targets(logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> None:
-    """Refuse targets that do not fit a model's logits, or that leave nothing to score.
+def check_targets(
+    logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100
+) -> None:
+    """Refuse targets that do not fit the logits or leave nothing to score.
 
-    A classifier's logits (B, C) need one target per sequence, (B,); a tagger's (B, T, C) one per
-    token, (B, T). Mixing them up otherwise ends in a broadcast error, or, when B = T, in a wrong
-    accuracy without any error.
-
-    Args:
-        logits: The model's output, (..., C).
-        targets: The labels, of the shape of `logits` without its last axis.
-        ignore_index: The label of a position that is not scored. Defaults to -100, as in cross_entropy.
+    A classifier's logits (B, C) need targets (B,), a tagger's (B, T, C) need
+    (B, T); mixed up, B = T gives a wrong accuracy without any error.
 
     Raises:
-        ValueError: If the shapes do not fit, or every target is `ignore_index`.
+        ValueError: If `targets` is not of the shape of `logits` without its
+            last axis, or every target is `ignore_index`.
 
     Examples:
-        >>> check_targets(torch.zeros(4, 9, 2), torch.zeros(4, dtype=torch.long))
+        >>> check_targets(torch.zeros(4, 9, 2), torch.zeros(4).long())
         Traceback (most recent call last):
         ...
-        ValueError: the model gave logits of shape (4, 9, 2), which need targets of shape (4, 9), got (4,):
-        a tagger's (B, T, C) logits need a label per token (token_labels), a classifier's (B, C) one per
-        sequence (sequence_labels)
+        ValueError: the model gave logits of shape (4, 9, 2), which need targets
+        of shape (4, 9), got (4,): a tagger's (B, T, C) logits need a label per
+        token (token_labels), a classifier's (B, C) one per sequence
+        (sequence_labels)
     """
     if logits.shape[:-1] != targets.shape:
         raise ValueError(
-            f"the model gave logits of shape {tuple(logits.shape)}, which need targets of shape "
-            f"{tuple(logits.shape[:-1])}, got {tuple(targets.shape)}: a tagger's (B, T, C) logits need a label per "
-            "token (token_labels), a classifier's (B, C) one per sequence (sequence_labels)"
+            f"the model gave logits of shape {tuple(logits.shape)}, "
+            f"which need targets of shape {tuple(logits.shape[:-1])}, "
+            f"got {tuple(targets.shape)}: a tagger's (B, T, C) "
+            "logits need a label per token (token_labels), a "
+            "classifier's (B, C) one per sequence (sequence_labels)"
         )
     if not (targets != ignore_index).any():
         raise ValueError(
-            f"every target is {ignore_index} (a padded position, not scored): nothing to score; give at least one "
-            "real token"
+            f"every target is {ignore_index} (a padded position, not scored): "
+            "nothing to score; give at least one real token"
         )
 
 
 def check_generating_model(model: object) -> None:
-    """Refuse a model that cannot generate with a per-layer cache: one without `new_cache()`.
-
-    Args:
-        model: A [`LlamaModel`][tutorial_code.llama.LlamaModel] or a
-            [`GPT2Model`][tutorial_code.gpt2.GPT2Model], or a model like them.
+    """Refuse a model without `new_cache()` (`LlamaModel`, `GPT2Model` have it).
 
     Raises:
-        TypeError: If `model` has no `new_cache()` (chapter 11's CharTransformer, for one).
-
-    Examples:
-        >>> check_generating_model(nn.Linear(2, 2))
-        Traceback (most recent call last):
-        ...
-        TypeError: model must map (B, T) ids to (B, T, V) logits and have new_cache(), as LlamaModel and
-        GPT2Model do, got Linear; for chapter 11's CharTransformer use generate
+        TypeError: If `model` has no `new_cache()` (chapter 11's model).
     """
     if not callable(getattr(model, "new_cache", None)):
         raise TypeError(
-            f"model must map (B, T) ids to (B, T, V) logits and have new_cache(), as LlamaModel and GPT2Model do, got "
-            f"{type(model).__name__}; for chapter 11's CharTransformer use generate"
+            "model must map (B, T) ids to (B, T, V) logits "
+            "and have new_cache(), as LlamaModel and "
+            f"GPT2Model do, got {type(model).__name__}; "
+            "for chapter 11's CharTransformer use generate"
         )
 
 
-# ---------------------------------------------------------------- importing PyTorch's modules
+# -------------------------------------------------- importing PyTorch's modules
 
 _CONVERTERS = {
     nn.MultiheadAttention: "multi_head_attention_from_torch",
@@ -453,33 +510,35 @@ _CONVERTERS = {
 }
 
 
-def check_torch_module(module: object, kind: type[nn.Module], what: str) -> None:
-    """Refuse a module of another type than the converter reads, and name the converter it needs.
-
-    Args:
-        module: What the converter received.
-        kind: The PyTorch class the converter reads, for example `nn.TransformerEncoderLayer`.
-        what: The argument's name, for the message.
+def check_torch_module(
+    module: object, kind: type[nn.Module], what: str
+) -> None:
+    """Refuse a module that is not a `kind`, and name the converter it needs.
 
     Raises:
         TypeError: If `module` is not an instance of `kind`.
     """
     if isinstance(module, kind):
         return
-    converters = [f"; for an nn.{k.__name__} use {name}" for k, name in _CONVERTERS.items() if isinstance(module, k)]
+    converters = [
+        f"; for an nn.{k.__name__} use {name}"
+        for k, name in _CONVERTERS.items()
+        if isinstance(module, k)
+    ]
     hint = converters[0] if converters else ""
-    raise TypeError(f"{what} must be an nn.{kind.__name__}, got {type(module).__name__}{hint}")
+    raise TypeError(
+        f"{what} must be an nn.{kind.__name__}, got "
+        f"{type(module).__name__}{hint}"
+    )
 
 
-def check_torch_attention(attention: nn.Module, what: str = "torch_attention") -> None:
-    """Refuse an `nn.MultiheadAttention` whose options the tutorial's MultiHeadAttention cannot equal.
+def check_torch_attention(
+    attention: nn.Module, what: str = "torch_attention"
+) -> None:
+    """Refuse an `nn.MultiheadAttention` the tutorial's cannot equal.
 
-    Supported: any `embed_dim`, `num_heads`, `dropout` and `bias`. Refused by name:
-    `batch_first=False`, `add_zero_attn=True`, `add_bias_kv=True` and `kdim` or `vdim` other than `embed_dim`.
-
-    Args:
-        attention: The PyTorch module.
-        what: Its name, for the message. Defaults to `"torch_attention"`.
+    Refused by name: `batch_first=False`, `add_zero_attn=True`,
+    `add_bias_kv=True`, and `kdim` or `vdim` other than `embed_dim`.
 
     Raises:
         TypeError: If `attention` is not an `nn.MultiheadAttention`.
@@ -488,37 +547,44 @@ def check_torch_attention(attention: nn.Module, what: str = "torch_attention") -
     check_torch_module(attention, nn.MultiheadAttention, what)
     if not attention.batch_first:
         raise ValueError(
-            f"{what} was built with batch_first=False and reads (T, B, d_model); this tutorial's tensors are "
-            "(B, T, d_model): build the PyTorch module with batch_first=True (its weights load unchanged)"
+            f"{what} was built with batch_first=False and reads (T, B, "
+            "d_model); this tutorial's tensors are (B, T, d_model): build the "
+            "PyTorch module with batch_first=True (its weights load unchanged)"
         )
     if attention.add_zero_attn:
         raise ValueError(
-            f"{what} was built with add_zero_attn=True, which appends a zero key and value that this "
-            "tutorial's MultiHeadAttention does not have; build it with add_zero_attn=False"
+            f"{what} was built with add_zero_attn=True, which appends a zero "
+            "key and value that this tutorial's MultiHeadAttention does not "
+            "have; build it with add_zero_attn=False"
         )
     if attention.bias_k is not None or attention.bias_v is not None:
         raise ValueError(
-            f"{what} was built with add_bias_kv=True, which appends learned bias_k and bias_v that this "
-            "tutorial's MultiHeadAttention does not have; build it with add_bias_kv=False"
+            f"{what} was built with add_bias_kv=True, which appends learned "
+            "bias_k and bias_v that this tutorial's MultiHeadAttention does "
+            "not have; build it with add_bias_kv=False"
         )
-    if attention.kdim != attention.embed_dim or attention.vdim != attention.embed_dim:
+    if (
+        attention.kdim != attention.embed_dim
+        or attention.vdim != attention.embed_dim
+    ):
         raise ValueError(
-            f"{what} has kdim={attention.kdim} and vdim={attention.vdim}, but embed_dim={attention.embed_dim}; "
-            "this tutorial's MultiHeadAttention reads keys and values of width d_model: leave kdim and vdim unset"
+            f"{what} has kdim={attention.kdim} and vdim={attention.vdim}, "
+            f"but embed_dim={attention.embed_dim}; this "
+            "tutorial's MultiHeadAttention reads keys and "
+            "values of width d_model: leave kdim and vdim unset"
         )
 
 
-def check_torch_layer(torch_layer: nn.Module, kind: type[nn.Module], what: str = "torch_layer") -> None:
-    """Refuse a PyTorch Transformer layer that the tutorial's layer of the same kind cannot equal.
+def check_torch_layer(
+    torch_layer: nn.Module, kind: type[nn.Module], what: str = "torch_layer"
+) -> None:
+    """Refuse a PyTorch layer of `kind` the tutorial's layer cannot equal.
 
-    Supported: any width, heads, `dim_feedforward`, `dropout`, `layer_norm_eps` and `norm_first`.
-    Refused by name: the wrong kind of layer, `batch_first=False`, an activation other than ReLU,
-    and `bias=False` (the tutorial's layers always have biases).
+    Refused by name: another kind of layer, `batch_first=False`, an activation
+    other than ReLU, and `bias=False` (the tutorial's layers have biases).
 
     Args:
-        torch_layer: The PyTorch layer.
         kind: `nn.TransformerEncoderLayer` or `nn.TransformerDecoderLayer`.
-        what: Its name, for the message. Defaults to `"torch_layer"`.
 
     Raises:
         TypeError: If `torch_layer` is not a `kind`.
@@ -527,15 +593,27 @@ def check_torch_layer(torch_layer: nn.Module, kind: type[nn.Module], what: str =
     check_torch_module(torch_layer, kind, what)
     if not torch_layer.self_attn.batch_first:
         raise ValueError(
-            f"{what} was built with batch_first=False; build the PyTorch layer with batch_first=True: "
+            f"{what} was built with batch_first=False; "
+            "build the PyTorch layer with batch_first=True: "
             "this tutorial's tensors are (B, T, d_model)"
         )
-    if not (torch_layer.activation is nn.functional.relu or isinstance(torch_layer.activation, nn.ReLU)):
-        raise ValueError(f"{what} uses activation={torch_layer.activation}; only activation='relu' is supported")
+    if not (
+        torch_layer.activation is nn.functional.relu
+        or isinstance(torch_layer.activation, nn.ReLU)
+    ):
+        raise ValueError(
+            f"{what} uses activation={torch_layer.activation}; only "
+            "activation='relu' is supported"
+        )
     if torch_layer.linear1.bias is None:
         raise ValueError(
-            f"{what} was built with bias=False; this tutorial's layers always have biases: build it with bias=True"
+            f"{what} was built with bias=False; this tutorial's layers always "
+            "have biases: build it with bias=True"
         )
-    attentions = ("self_attn", "multihead_attn") if kind is nn.TransformerDecoderLayer else ("self_attn",)
+    attentions = (
+        ("self_attn", "multihead_attn")
+        if kind is nn.TransformerDecoderLayer
+        else ("self_attn",)
+    )
     for name in attentions:
         check_torch_attention(getattr(torch_layer, name), f"{what}.{name}")

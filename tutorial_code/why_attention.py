@@ -1,12 +1,4 @@
-"""Why attention: what a recurrent layer does with a long sequence, measured.
-
-Two measurements behind the first rows of Table 1 of "Attention Is All You Need":
-how the time of one forward pass grows with the sequence length n, and how much
-of the gradient of the last output reaches each earlier input (the path length).
-
-Shape letters: B = batch size, T = sequence length (n in the paper), d_model =
-width of a token vector.
-"""
+"""Why attention: what a recurrent layer does with a long sequence, measured."""
 
 # --8<-- [start:imports]
 import time
@@ -22,14 +14,7 @@ from torch import nn
 # --8<-- [start:timing]
 @dataclass
 class Timing:
-    """Forward time of one layer for one sequence length.
-
-    Attributes:
-        seq_len: Sequence length T.
-        recurrent_ms: Median time of `nn.RNN` over the sequence, in milliseconds.
-        attention_ms: Median time of `nn.MultiheadAttention` as self-attention, in
-            milliseconds.
-    """
+    """Median forward times, in ms, of `nn.RNN` and `nn.MultiheadAttention`."""
 
     seq_len: int
     recurrent_ms: float
@@ -37,15 +22,7 @@ class Timing:
 
 
 def median_ms(function: Callable[[], object], repeats: int = 5) -> float:
-    """Median wall-clock time of `function()` in milliseconds, after one warm-up call.
-
-    Args:
-        function: A callable with no arguments.
-        repeats: Number of timed calls. Defaults to 5.
-
-    Returns:
-        The median time in milliseconds.
-    """
+    """Median wall-clock time of `function()` in ms, after one warm-up call."""
     function()
     times = []
     for _ in range(repeats):
@@ -62,13 +39,7 @@ def time_layers(
 ) -> list[Timing]:
     """Time PyTorch's recurrent layer and its self-attention layer on the CPU.
 
-    Args:
-        seq_lens: Sequence lengths to try. Defaults to 64 up to 1024.
-        d_model: Width of the token vectors and of the hidden state. Defaults to 64.
-        batch_size: Sequences per forward pass. Defaults to 8.
-
-    Returns:
-        One [`Timing`][tutorial_code.why_attention.Timing] per length.
+    `d_model` is the width of the token vectors and of the hidden state.
     """
     torch.manual_seed(0)
     recurrent = nn.RNN(d_model, d_model, batch_first=True)
@@ -78,7 +49,9 @@ def time_layers(
         for seq_len in seq_lens:
             x = torch.randn(batch_size, seq_len, d_model)
             recurrent_ms = median_ms(lambda x=x: recurrent(x))
-            attention_ms = median_ms(lambda x=x: attention(x, x, x, need_weights=False))
+            attention_ms = median_ms(
+                lambda x=x: attention(x, x, x, need_weights=False)
+            )
             rows.append(Timing(seq_len, recurrent_ms, attention_ms))
     return rows
 
@@ -88,25 +61,14 @@ def time_layers(
 
 # --8<-- [start:gradient_reach]
 def gradient_reach(
-    seq_len: int = 64,
-    d_model: int = 32,
-    seed: int = 0,
+    seq_len: int = 64, d_model: int = 32, seed: int = 0
 ) -> tuple[list[float], list[float]]:
-    """How strongly the last output depends on each input, for an RNN and for attention.
-
-    Both layers are PyTorch's (`nn.RNN`, and `nn.MultiheadAttention` with queries, keys
-    and values all from the input), freshly initialized, as at the start of training.
-    The size of the gradient of the last position's output with respect to input t says
-    how much a training signal at the end can change what happens at position t.
-
-    Args:
-        seq_len: Sequence length T. Defaults to 64.
-        d_model: Width of the layers. Defaults to 32.
-        seed: Seed of the weights and the input. Defaults to 0.
+    """How strongly the last output depends on each input: RNN and attention.
 
     Returns:
-        `(recurrent, attention)`: for each input position t, the norm of the gradient
-        of the last output with respect to input t, averaged over 16 sequences.
+        `(recurrent, attention)`: for each input position t, the norm of the
+        gradient of the last output with respect to input t, averaged over 16
+        sequences, for freshly initialized layers.
     """
     torch.manual_seed(seed)
     recurrent = nn.RNN(d_model, d_model, batch_first=True)
@@ -126,20 +88,9 @@ def gradient_reach(
 def recurrent_by_hand(rnn: nn.RNN, x: torch.Tensor) -> torch.Tensor:
     """Run a one-layer `nn.RNN` step by step, the way its equation reads.
 
-    `h_t = tanh(x_t W_ih^T + b_ih + h_(t-1) W_hh^T + b_hh)`, starting from `h = 0`.
-    Each step needs the state the step before it left: T steps one after the other,
-    however many cores there are.
-
-    Args:
-        rnn: A one-layer, one-direction `nn.RNN` with `batch_first=True`, tanh and
-            biases (its defaults, apart from `batch_first`).
-        x: Inputs, shape (B, T, d_in).
-
-    Returns:
-        Every hidden state, shape (B, T, d_hidden): the same as `rnn(x)[0]`.
-
-    Raises:
-        ValueError: If `rnn` is not such a layer.
+    `h_t = tanh(x_t W_ih^T + b_ih + h_(t-1) W_hh^T + b_hh)`, from `h = 0`, for
+    `x` (B, T, d_in); the result (B, T, d_hidden) equals `rnn(x)[0]`. `rnn` must
+    be one layer, one direction, tanh, with biases and `batch_first=True`.
 
     Examples:
         >>> rnn = nn.RNN(3, 5, batch_first=True)
@@ -150,14 +101,19 @@ def recurrent_by_hand(rnn: nn.RNN, x: torch.Tensor) -> torch.Tensor:
     one_plain_layer = rnn.num_layers == 1 and not rnn.bidirectional and rnn.bias
     if not one_plain_layer or not rnn.batch_first or rnn.nonlinearity != "tanh":
         raise ValueError(
-            "recurrent_by_hand follows a one-layer, one-direction tanh nn.RNN with "
+            "recurrent_by_hand follows a one-layer, one-direction "
+            "tanh nn.RNN with "
             f"biases and batch_first=True, got {rnn}"
         )
     h = x.new_zeros(x.size(0), rnn.hidden_size)  # (B, d_hidden)
     states = []
-    for t in range(x.size(1)):  # step t cannot start before step t - 1 has finished
-        from_state = h @ rnn.weight_hh_l0.T + rnn.bias_hh_l0  # needs step t - 1's h
-        h = torch.tanh(x[:, t] @ rnn.weight_ih_l0.T + rnn.bias_ih_l0 + from_state)
+    # step t cannot start before step t - 1 has finished
+    for t in range(x.size(1)):
+        # needs step t - 1's h
+        from_state = h @ rnn.weight_hh_l0.T + rnn.bias_hh_l0
+        h = torch.tanh(
+            x[:, t] @ rnn.weight_ih_l0.T + rnn.bias_ih_l0 + from_state
+        )
         states.append(h)
     return torch.stack(states, dim=1)  # (B, T, d_hidden)
 

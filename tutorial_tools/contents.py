@@ -106,6 +106,7 @@ CHAPTERS = (
 
 PAGES_AFTER = (  # pages without a script, after the chapters in the navigation: (page, title, Chinese title)
     ("where_to_go_next.md", "Where to go next", "接下来读什么"),
+    ("corrections.md", "Corrections to the source articles", "对原文的更正"),
     ("notebooks.md", "Notebooks", "笔记本"),
 )
 
@@ -123,16 +124,34 @@ def by_slug() -> dict[str, Chapter]:
     return {chapter.slug: chapter for chapter in CHAPTERS}
 
 
+CORE_PATH_ENDS = 9  # the core path: chapters 1 to 9, from why attention to a trained model checked against PyTorch
+
+PARTS = {  # the navigation's parts, in each language
+    "core": ("The core path", "核心路径"),
+    "further": ("Going further", "进阶"),
+    "reference": ("Reference", "参考"),
+}
+
+
+def part(chapter: Chapter) -> str:
+    """`core`, `further` or `reference`: the part of the navigation a chapter stands in (not the home page)."""
+    if chapter.number is None:
+        return "reference"
+    return "core" if chapter.number <= CORE_PATH_ENDS else "further"
+
+
 def navigation(language: str = "en") -> list:
-    """The site's navigation in MkDocs' `nav` form, for one language (`en` or `zh`)."""
+    """The site's navigation in MkDocs' `nav` form, for one language (`en` or `zh`): the home page, then the
+    core path, going further (with where to go next) and the reference (the guides and the notebooks)."""
     home, *rest = CHAPTERS
-    numbered = [chapter for chapter in rest if chapter.number is not None]
-    guides = [chapter for chapter in rest if chapter.number is None]
     zh = language == "zh"
+    sections: dict[str, list] = {name: [] for name in PARTS}
+    for chapter in rest:
+        sections[part(chapter)].append({chapter.heading(language): chapter.page_path})
+    for page, title, title_zh in PAGES_AFTER:
+        sections["further" if page == "where_to_go_next.md" else "reference"].append({title_zh if zh else title: page})
     nav: list = [{"首页" if zh else "Home": home.page_path}]
-    nav.append({"章节" if zh else "Chapters": [{c.heading(language): c.page_path} for c in numbered]})
-    nav += [{c.heading(language): c.page_path} for c in guides]
-    nav += [{title_zh if zh else title: page} for page, title, title_zh in PAGES_AFTER]
+    nav += [{PARTS[name][zh]: items} for name, items in sections.items()]
     if not zh:  # the API reference is English only; the Chinese navigation links to it (hooks/site.py)
         nav.append({"API reference": "reference/"})
     return nav

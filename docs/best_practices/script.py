@@ -1,8 +1,9 @@
 # %% [markdown]
 # # Best practices
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial best-practices` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial best-practices` (options: `--help`).
 
 
 # %%
@@ -11,13 +12,16 @@ import json
 import statistics
 from pathlib import Path
 
-from torch import nn
-
 import tutorial_code
+from torch import nn
+from tutorial_code.diagrams.plots import log_log_panels
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.efficiency import attention_flops
-from tutorial_code.plots import log_log_panels
-from tutorial_code.sum_task import held_out_mse_per_seed, train_sum_model, trained_sum_model
+from tutorial_code.sum_task import (
+    held_out_mse_per_seed,
+    train_sum_model,
+    trained_sum_model,
+)
 
 # --8<-- [end:setup]
 
@@ -26,45 +30,77 @@ from tutorial_code.sum_task import held_out_mse_per_seed, train_sum_model, train
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 200  # optimizer steps of the two models that compare initializations
-DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+DEVICE = "cpu"
 # --8<-- [end:parameters]
 
 
 # %%
 # --8<-- [start:init]
 def xavier_attention(model: DigitModel) -> DigitModel:
-    """Xavier-uniform weights and zero biases for every attention projection, as in the paper's code."""
+    """Xavier-uniform weights and zero biases for every attention projection, as
+    in the paper's code."""
     for layer in model.layers:
-        for projection in (layer.attention.W_Q, layer.attention.W_K, layer.attention.W_V, layer.attention.W_O):
+        for projection in (
+            layer.attention.W_Q,
+            layer.attention.W_K,
+            layer.attention.W_V,
+            layer.attention.W_O,
+        ):
             nn.init.xavier_uniform_(projection.weight)
             nn.init.zeros_(projection.bias)
     return model
 
 
-default_init = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # PyTorch's default initialization
-xavier_init = train_sum_model(steps=STEPS, seed=SEED, model=xavier_attention(DigitModel()), device=DEVICE)
-for name, result in (("PyTorch default", default_init), ("Xavier-uniform attention", xavier_init)):
-    print(f"{name:>24}: first loss {result.losses[0]:5.2f}, held-out MSE after {STEPS} steps {result.eval_loss:.4f}")
+# PyTorch's default initialization
+default_init = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
+xavier_init = train_sum_model(
+    steps=STEPS, seed=SEED, model=xavier_attention(DigitModel()), device=DEVICE
+)
+for name, result in (
+    ("PyTorch default", default_init),
+    ("Xavier-uniform attention", xavier_init),
+):
+    print(
+        f"{name:>24}: first loss {result.losses[0]:5.2f}, "
+        f"held-out MSE after {STEPS} steps {result.eval_loss:.4f}"
+    )
 # --8<-- [end:init]
 
 
 # %%
 # --8<-- [start:schedule]
-SEEDS = [SEED, SEED + 1, SEED + 2]  # one run is not enough: the spread between seeds is large
+# one run is not enough: the spread between seeds is large
+SEEDS = [SEED, SEED + 1, SEED + 2]
 SCHEDULE_STEPS, WARMUP_STEPS = 200, 50
 options = {
     "constant rate": {},
     "warm-up": {"warmup_steps": WARMUP_STEPS},
     "clipping": {"clip_norm": 1.0},
-    "warm-up, then cosine to 0": {"warmup_steps": WARMUP_STEPS, "schedule": "cosine"},
+    "warm-up, then cosine to 0": {
+        "warmup_steps": WARMUP_STEPS,
+        "schedule": "cosine",
+    },
 }
-print(f"| learning rate 0.01, {SCHEDULE_STEPS} steps | held-out MSE: mean ± std of {len(SEEDS)} seeds | each seed |")
+print(
+    f"| learning rate 0.01, {SCHEDULE_STEPS} steps "
+    f"| held-out MSE: mean ± std of {len(SEEDS)} seeds | each seed |"
+)
 print("|---|---|---|")
 each_seed, means, spreads = {}, {}, {}
 for name, option in options.items():
-    mse = held_out_mse_per_seed(SCHEDULE_STEPS, SEEDS, lr=1e-2, device=DEVICE, **option)
-    each_seed[name], means[name], spreads[name] = mse, statistics.mean(mse), statistics.stdev(mse)
-    print(f"| {name} | {means[name]:.4f} ± {spreads[name]:.4f} | {', '.join(f'{v:.4f}' for v in mse)} |")
+    mse = held_out_mse_per_seed(
+        SCHEDULE_STEPS, SEEDS, lr=1e-2, device=DEVICE, **option
+    )
+    each_seed[name], means[name], spreads[name] = (
+        mse,
+        statistics.mean(mse),
+        statistics.stdev(mse),
+    )
+    print(
+        f"| {name} | {means[name]:.4f} ± {spreads[name]:.4f} "
+        f"| {', '.join(f'{v:.4f}' for v in mse)} |"
+    )
 # --8<-- [end:schedule]
 
 
@@ -74,43 +110,69 @@ from tutorial_code.digit_model import learning_rate_factor
 
 
 def paper_rate(step: int, d_model: int = 512, warmup: int = 4000) -> float:
-    """The paper's rate at step 1, 2, ...: d_model^-0.5 min(step^-0.5, step warmup^-1.5)."""
+    """The paper's rate at step 1, 2, ...:
+    d_model^-0.5 min(step^-0.5, step warmup^-1.5)."""
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
 peak = (512 * 4000) ** -0.5  # the rate at step 4000, where the warm-up ends
 paper_steps = range(1, 100_001)
-ours = [peak * learning_rate_factor(s - 1, len(paper_steps), 4000, "inverse_sqrt") for s in paper_steps]
-schedule_difference = max(abs(paper_rate(s) - rate) for s, rate in zip(paper_steps, ours, strict=True))
+ours = [
+    peak * learning_rate_factor(s - 1, len(paper_steps), 4000, "inverse_sqrt")
+    for s in paper_steps
+]
+schedule_difference = max(
+    abs(paper_rate(s) - rate) for s, rate in zip(paper_steps, ours, strict=True)
+)
 print(f"the paper's peak rate (d_model = 512, 4,000 warm-up steps): {peak:.2e}")
-print(f"largest difference from peak x inverse_sqrt, steps 1-100,000: {schedule_difference:.1e}")
+print(
+    f"largest difference from peak x inverse_sqrt, steps 1-100,000: "
+    f"{schedule_difference:.1e}"
+)
 # --8<-- [end:paper_schedule]
 
 
 # %%
 # --8<-- [start:dropout]
-rates = (0.0, 0.1, 0.3, 0.5)  # DigitModel's default is 0.1: the "constant rate" row above
-print(f"| dropout p, {SCHEDULE_STEPS} steps at 0.01 | held-out MSE: mean ± std | each seed |")
+# DigitModel's default is 0.1: the "constant rate" row above
+rates = (0.0, 0.1, 0.3, 0.5)
+print(
+    f"| dropout p, {SCHEDULE_STEPS} steps at 0.01 "
+    "| held-out MSE: mean ± std | each seed |"
+)
 print("|---|---|---|")
 dropout_mse = {}
 for p in rates:
-    mse = held_out_mse_per_seed(SCHEDULE_STEPS, SEEDS, lr=1e-2, dropout=p, device=DEVICE)
+    mse = held_out_mse_per_seed(
+        SCHEDULE_STEPS, SEEDS, lr=1e-2, dropout=p, device=DEVICE
+    )
     dropout_mse[p] = mse
     each = ", ".join(f"{v:.4f}" for v in mse)
-    print(f"| {p} | {statistics.mean(mse):.4f} ± {statistics.stdev(mse):.4f} | {each} |")
+    print(
+        f"| {p} | {statistics.mean(mse):.4f} ± {statistics.stdev(mse):.4f} "
+        f"| {each} |"
+    )
 # --8<-- [end:dropout]
 
 
 # %%
 # --8<-- [start:results_file]
-# written by `python benchmarks/bench.py`, in the repository next to tutorial_code/
-results_file = Path(tutorial_code.__file__).parent.parent / "benchmarks" / "results-cpu.json"
+# written by `python benchmarks/bench.py`, in the repository next to
+# tutorial_code/
+results_file = (
+    Path(tutorial_code.__file__).parent.parent
+    / "benchmarks"
+    / "results-cpu.json"
+)
 results = json.loads(results_file.read_text(encoding="utf-8"))
 machine, settings = results["machine"], results["settings"]
 print(
-    f"Measured on {machine['cpu']} ({machine['cores']} cores, {machine['torch_threads']} PyTorch threads), "
-    f"torch {machine['torch']}, on {machine['date']}; B = {settings['batch']}, d_model = {settings['d_model']}, "
-    f"h = {settings['heads']}, float32. Matrix-multiply throughput of this machine: "
+    f"Measured on {machine['cpu']} ({machine['cores']} cores, "
+    f"{machine['torch_threads']} PyTorch threads), "
+    f"torch {machine['torch']}, on {machine['date']}; "
+    f"B = {settings['batch']}, d_model = {settings['d_model']}, "
+    f"h = {settings['heads']}, float32. "
+    "Matrix-multiply throughput of this machine: "
     f"{results['matmul_gflops']:.0f} GFLOP/s."
 )
 # --8<-- [end:results_file]
@@ -128,9 +190,12 @@ names = {
 
 
 def table(rows: list[dict]) -> None:
-    """One Markdown table: a row per implementation, a column per length it was measured at."""
+    """One Markdown table: a row per implementation, a column per length it was
+    measured at."""
     lengths = sorted({r["seq_len"] for r in rows})
-    print("| implementation | " + " | ".join(f"T = {t}" for t in lengths) + " |")
+    print(
+        "| implementation | " + " | ".join(f"T = {t}" for t in lengths) + " |"
+    )
     print("|---|" + "---|" * len(lengths))
     for variant, label in names.items():
         found = {r["seq_len"]: r for r in rows if r["variant"] == variant}
@@ -138,50 +203,104 @@ def table(rows: list[dict]) -> None:
             continue  # measured at other lengths only: no empty cells
         cells = []
         for t in lengths:
-            row, ref = found[t], next(r for r in rows if r["variant"] == "torch_mha" and r["seq_len"] == t)
+            row, ref = (
+                found[t],
+                next(
+                    r
+                    for r in rows
+                    if r["variant"] == "torch_mha" and r["seq_len"] == t
+                ),
+            )
             cells.append(
                 f"{row['ms']:.0f} ms ({row['ms'] / ref['ms']:.2f}x), "
-                f"{row['peak_mb']:.0f} MB ({row['peak_mb'] / max(ref['peak_mb'], 1e-9):.2f}x)"
+                f"{row['peak_mb']:.0f} MB "
+                f"({row['peak_mb'] / max(ref['peak_mb'], 1e-9):.2f}x)"
             )
         print(f"| {label} | " + " | ".join(cells) + " |")
 
 
 for backward in (False, True):
-    what = "forward and backward, eval mode, autograd on" if backward else "forward only, eval mode, no gradients"
-    print(f"\n**{what.capitalize()}** (time in ms, peak memory in MB, ratio to nn.MultiheadAttention in brackets)\n")
+    what = (
+        "forward and backward, eval mode, autograd on"
+        if backward
+        else "forward only, eval mode, no gradients"
+    )
+    print(
+        f"\n**{what.capitalize()}** (time in ms, peak memory in MB, "
+        "ratio to nn.MultiheadAttention in brackets)\n"
+    )
     table([r for r in results["attention"] if r["backward"] == backward])
-compiled_lengths = sorted(r["seq_len"] for r in results["attention"] if r["variant"] == "compiled_sdpa")
-print(f"\n**torch.compile**, measured forward only, at T = {' and '.join(map(str, compiled_lengths))}\n")
-table([r for r in results["attention"] if r["seq_len"] in compiled_lengths and not r["backward"]])
+compiled_lengths = sorted(
+    r["seq_len"]
+    for r in results["attention"]
+    if r["variant"] == "compiled_sdpa"
+)
+print(
+    "\n**torch.compile**, measured forward only, "
+    f"at T = {' and '.join(map(str, compiled_lengths))}\n"
+)
+table(
+    [
+        r
+        for r in results["attention"]
+        if r["seq_len"] in compiled_lengths and not r["backward"]
+    ]
+)
 # --8<-- [end:attention_table]
 
 
 # %%
 # --8<-- [start:bench_attention]
 forward = [r for r in results["attention"] if not r["backward"]]
-labels = {"naive": "hand-written naive", "sdpa": "hand-written on F.sdpa", "torch_mha": "nn.MultiheadAttention"}
+labels = {
+    "naive": "hand-written naive",
+    "sdpa": "hand-written on F.sdpa",
+    "torch_mha": "nn.MultiheadAttention",
+}
 panels = []
-for quantity, key in (("forward time (ms)", "ms"), ("peak memory (MB)", "peak_mb")):
-    points = {label: [(r["seq_len"], r[key]) for r in forward if r["variant"] == v] for v, label in labels.items()}
+for quantity, key in (
+    ("forward time (ms)", "ms"),
+    ("peak memory (MB)", "peak_mb"),
+):
+    points = {
+        label: [(r["seq_len"], r[key]) for r in forward if r["variant"] == v]
+        for v, label in labels.items()
+    }
     panels.append((quantity, points))
 fig = log_log_panels(
     panels,
     xlabel="sequence length T",
-    colors={"hand-written naive": "#c62828", "hand-written on F.sdpa": "#3f51b5", "nn.MultiheadAttention": "#2e7d32"},
+    colors={
+        "hand-written naive": "#c62828",
+        "hand-written on F.sdpa": "#3f51b5",
+        "nn.MultiheadAttention": "#2e7d32",
+    },
 )
 # --8<-- [end:bench_attention]
 
 
 # %%
 # --8<-- [start:targets]
-at_1024 = {r["variant"]: r for r in results["attention"] if r["seq_len"] == 1024 and not r["backward"]}
+at_1024 = {
+    r["variant"]: r
+    for r in results["attention"]
+    if r["seq_len"] == 1024 and not r["backward"]
+}
 efficient, reference = at_1024["sdpa"], at_1024["torch_mha"]
-achieved = attention_flops(settings["batch"], 1024, settings["d_model"]) / (efficient["ms"] / 1000) / 1e9
+achieved = (
+    attention_flops(settings["batch"], 1024, settings["d_model"])
+    / (efficient["ms"] / 1000)
+    / 1e9
+)
 print(
-    f"At T = 1024, forward: the F.sdpa module takes {efficient['ms'] / reference['ms']:.2f}x the time and "
-    f"{efficient['peak_mb'] / reference['peak_mb']:.2f}x the peak memory of nn.MultiheadAttention, and runs at "
-    f"{achieved:.0f} GFLOP/s, {achieved / results['matmul_gflops']:.0%} of the machine's matrix-multiply throughput. "
-    f"The naive version needs {at_1024['naive']['peak_mb'] / efficient['peak_mb']:.1f}x the memory of the F.sdpa one."
+    "At T = 1024, forward: the F.sdpa module takes "
+    f"{efficient['ms'] / reference['ms']:.2f}x the time and "
+    f"{efficient['peak_mb'] / reference['peak_mb']:.2f}x the peak memory of "
+    "nn.MultiheadAttention, and runs at "
+    f"{achieved:.0f} GFLOP/s, {achieved / results['matmul_gflops']:.0%} of "
+    "the machine's matrix-multiply throughput. The naive version needs "
+    f"{at_1024['naive']['peak_mb'] / efficient['peak_mb']:.1f}x "
+    "the memory of the F.sdpa one."
 )
 # --8<-- [end:targets]
 
@@ -191,8 +310,10 @@ print(
 heads_run = results["heads"]
 run_on = heads_run["machine"]  # a run of its own: its machine, not the file's
 print(
-    f"B = {heads_run['batch']}, d_model = {heads_run['d_model']}, h = {heads_run['heads']}, forward; measured "
-    f"on {run_on['cpu']} with {run_on['torch_threads']} PyTorch thread(s), torch {run_on['torch']}, "
+    f"B = {heads_run['batch']}, d_model = {heads_run['d_model']}, "
+    f"h = {heads_run['heads']}, forward; measured "
+    f"on {run_on['cpu']} with {run_on['torch_threads']} PyTorch thread(s), "
+    f"torch {run_on['torch']}, "
     f"on {run_on['date']}\n"
 )
 print("| T | heads in a loop | batched | loop / batched |")
@@ -200,7 +321,10 @@ print("|---|---|---|---|")
 loop_ratios = []
 for row in heads_run["rows"]:
     loop_ratios.append(row["loop_ms"] / row["batched_ms"])
-    print(f"| {row['seq_len']} | {row['loop_ms']:.1f} ms | {row['batched_ms']:.1f} ms | {loop_ratios[-1]:.2f}x |")
+    print(
+        f"| {row['seq_len']} | {row['loop_ms']:.1f} ms "
+        f"| {row['batched_ms']:.1f} ms | {loop_ratios[-1]:.2f}x |"
+    )
 # --8<-- [end:heads_benchmark]
 
 
@@ -208,23 +332,29 @@ for row in heads_run["rows"]:
 # --8<-- [start:savings]
 plain, checkpointed = results["checkpointing"]
 print(
-    f"Gradient checkpointing, {plain['layers']} encoder layers, T = {plain['seq_len']}, forward and backward: "
-    f"peak memory {plain['peak_mb']:.0f} MB -> {checkpointed['peak_mb']:.0f} MB "
-    f"({1 - checkpointed['peak_mb'] / plain['peak_mb']:.0%} saved), time {plain['ms']:.0f} ms -> "
-    f"{checkpointed['ms']:.0f} ms ({checkpointed['ms'] / plain['ms'] - 1:+.0%})."
+    f"Gradient checkpointing, {plain['layers']} encoder layers, "
+    f"T = {plain['seq_len']}, forward and backward: "
+    f"peak memory {plain['peak_mb']:.0f} MB -> "
+    f"{checkpointed['peak_mb']:.0f} MB "
+    f"({1 - checkpointed['peak_mb'] / plain['peak_mb']:.0%} saved), "
+    f"time {plain['ms']:.0f} ms -> {checkpointed['ms']:.0f} ms "
+    f"({checkpointed['ms'] / plain['ms'] - 1:+.0%})."
 )
 memory_ratios = []
 for variant in ("naive", "sdpa"):
     fp32, bf16 = (r for r in results["autocast"] if r["variant"] == variant)
     memory_ratios.append(bf16["peak_mb"] / fp32["peak_mb"])
     print(
-        f"bfloat16 autocast on the CPU, {names[variant]}, T = 1024 forward: time {fp32['ms']:.0f} ms -> "
-        f"{bf16['ms']:.0f} ms, peak memory {fp32['peak_mb']:.0f} MB -> {bf16['peak_mb']:.0f} MB."
+        f"bfloat16 autocast on the CPU, {names[variant]}, T = 1024 forward: "
+        f"time {fp32['ms']:.0f} ms -> {bf16['ms']:.0f} ms, "
+        f"peak memory {fp32['peak_mb']:.0f} MB -> {bf16['peak_mb']:.0f} MB."
     )
 bucketing = results["bucketing"]
 print(
-    f"Length bucketing, {bucketing['sequences']:,} sentence-like lengths in batches of {bucketing['batch_size']}: "
-    f"padding falls from {bucketing['padding_random']:.0%} of all tokens (random batches) to "
+    f"Length bucketing, {bucketing['sequences']:,} sentence-like lengths "
+    f"in batches of {bucketing['batch_size']}: "
+    f"padding falls from {bucketing['padding_random']:.0%} of all tokens "
+    "(random batches) to "
     f"{bucketing['padding_bucketed']:.1%} (batches of similar lengths)."
 )
 # --8<-- [end:savings]

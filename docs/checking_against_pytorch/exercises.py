@@ -22,7 +22,7 @@ EXERCISES = [
         "mask-for-pytorch",
         "checking_against_pytorch",
         "Convert a mask for nn.MultiheadAttention",
-        "Turn a mask of this site's convention (True = may attend) into the one nn.MultiheadAttention reads.",
+        "Turn a mask of this site's convention (True = may attend) into the one nn.MultiheadAttention reads. Raise a TypeError for a mask that is not boolean.",
         "tutorial_code.masks",
         ("to_torch_multihead_mask",),
         "TO_TORCH_MASK",

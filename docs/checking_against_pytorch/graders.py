@@ -7,20 +7,29 @@ from types import ModuleType
 
 import torch
 from torch import nn
-
 from tutorial_code import masks, multi_head
 from tutorial_code.from_torch import copy_multi_head_attention_weights
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, shape
+from tutorial_tools.exercises.common import (
+    Grader,
+    call_on_copies,
+    expect_same,
+    generator,
+    shape,
+)
 
 # (d_model, h, bias): the usual module; another width, and one without biases.
 COPY_SIZES = [(8, 2, True), (12, 3, True), (6, 3, False)]
 
 
-def _source(d_model: int, h: int, bias: bool, seed: int) -> nn.MultiheadAttention:
+def _source(
+    d_model: int, h: int, bias: bool, seed: int
+) -> nn.MultiheadAttention:
     """A PyTorch module whose biases are not zero (they start at zero), in eval mode."""
     torch.manual_seed(seed)
-    source = nn.MultiheadAttention(d_model, h, bias=bias, batch_first=True).eval()
+    source = nn.MultiheadAttention(
+        d_model, h, bias=bias, batch_first=True
+    ).eval()
     if bias:
         with torch.no_grad():
             source.in_proj_bias.normal_()
@@ -36,7 +45,9 @@ def _check_copy(learner: ModuleType) -> None:
         target = multi_head.MultiHeadAttention(d_model, h, bias=bias).eval()
         before = copy.deepcopy(target)
         learner.copy_multi_head_attention_weights(copy.deepcopy(source), target)
-        sizes = f"(d_model = {d_model}, {h} heads{'' if bias else ', no biases'})"
+        sizes = (
+            f"(d_model = {d_model}, {h} heads{'' if bias else ', no biases'})"
+        )
         q, k, v = source.in_proj_weight.detach().chunk(3)
         for name, weight in (("W_Q", q), ("W_K", k), ("W_V", v)):
             mistakes = [
@@ -52,38 +63,68 @@ def _check_copy(learner: ModuleType) -> None:
             order = ("W_O's bias is out_proj.bias" if name == "W_O"
                      else "in_proj_bias stacks the biases of W_Q, W_K and W_V in that order")  # fmt: skip
             not_copied = "copy the biases too: in_proj_bias holds three, out_proj.bias one"
-            mistakes = [(getattr(before, name).bias.detach(), not_copied), *[(chunk, order) for chunk in chunks]]
+            mistakes = [
+                (getattr(before, name).bias.detach(), not_copied),
+                *[(chunk, order) for chunk in chunks],
+            ]
             expect_same(getattr(target, name).bias.detach(), getattr(expected, name).bias.detach(),
                         f"{name}.bias {sizes}", mistakes)  # fmt: skip
         g = generator(seed)
-        query, key, value = (torch.randn(1 + seed % 2, t, d_model, generator=g) for t in (5, 3, 3))  # batch 1 and 2
+        query, key, value = (
+            torch.randn(1 + seed % 2, t, d_model, generator=g)
+            for t in (5, 3, 3)
+        )  # batch 1 and 2
         with torch.no_grad():
-            got, theirs = target(query, key, value)[0], source(query, key, value)[0]
-        expect_same(got, theirs, f"the copy's output against nn.MultiheadAttention's {sizes}")
+            got, theirs = (
+                target(query, key, value)[0],
+                source(query, key, value)[0],
+            )
+        expect_same(
+            got,
+            theirs,
+            f"the copy's output against nn.MultiheadAttention's {sizes}",
+        )
 
 
-COPY_WEIGHTS: Grader = [("the weights copied from nn.MultiheadAttention", _check_copy)]
+COPY_WEIGHTS: Grader = [
+    ("the weights copied from nn.MultiheadAttention", _check_copy)
+]
 
 BLOCKED = "nn.MultiheadAttention reads True as 'blocked', the opposite of this site: flip the mask"
 
 
 def _check_to_torch(learner: ModuleType) -> None:
-    for mask in (masks.causal_mask(4), masks.causal_mask(7), masks.padding_mask(torch.tensor([5, 2]))[:, 0, 0]):
+    for mask in (
+        masks.causal_mask(4),
+        masks.causal_mask(7),
+        masks.padding_mask(torch.tensor([5, 2]))[:, 0, 0],
+    ):
         expected = masks.to_torch_multihead_mask(mask)
         got = call_on_copies(learner.to_torch_multihead_mask, mask)
-        expect_same(got, expected, f"the converted mask of shape {shape(mask)}", [(mask, BLOCKED)])
+        expect_same(
+            got,
+            expected,
+            f"the converted mask of shape {shape(mask)}",
+            [(mask, BLOCKED)],
+        )
     mask = masks.causal_mask(4)
     attention = nn.MultiheadAttention(8, 2, batch_first=True).eval()
     x = torch.randn(1, 4, 8, generator=generator())
     with torch.no_grad():
-        _, weights = attention(x, x, x, attn_mask=learner.to_torch_multihead_mask(mask.clone()))
+        _, weights = attention(
+            x, x, x, attn_mask=learner.to_torch_multihead_mask(mask.clone())
+        )
         _, unflipped = attention(x, x, x, attn_mask=mask)
     what = "nn.MultiheadAttention's weights with your causal mask"
     expect_same(weights, weights * mask, what, [(unflipped, BLOCKED)])
 
 
 def _check_to_torch_errors(learner: ModuleType) -> None:
-    expect_error(lambda: learner.to_torch_multihead_mask(torch.ones(2, 2)), (TypeError,), "a float mask")
+    expect_error(
+        lambda: learner.to_torch_multihead_mask(torch.ones(2, 2)),
+        (TypeError,),
+        "a float mask",
+    )
     expect_error(lambda: learner.to_torch_multihead_mask(torch.ones(2, 2, dtype=torch.long)), (TypeError,),
                  "a mask of 0s and 1s in torch.long")  # fmt: skip
 

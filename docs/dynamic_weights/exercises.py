@@ -11,7 +11,7 @@ EXERCISES = [
         "self-attention",
         "dynamic_weights",
         "Implement SelfAttention.forward",
-        "Project the token vectors to queries, keys and values and attend: the weights come from the input.",
+        "Project the token vectors to queries, keys and values and attend: the weights come from the input. Raise a ValueError when the input's width is not d_model.",
         "tutorial_code.attention",
         ("checks", "scaled_dot_product_attention", "self_attention"),
         "SELF_ATTENTION",
@@ -26,7 +26,10 @@ EXERCISES = [
         "tutorial_code.attention",
         ("checks", "scaled_dot_product_attention", "self_attention"),
         "SELF_ATTENTION",
-        bug=("self.W_K(x), self.W_V(x), mask)", "self.W_Q(x), self.W_V(x), mask)"),
+        bug=(
+            "self.W_K(x), self.W_V(x), mask",
+            "self.W_Q(x), self.W_V(x), mask",
+        ),
     ),
 ]
 

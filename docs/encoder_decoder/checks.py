@@ -6,7 +6,10 @@ from sitebuild.claims import Checks
 checks = Checks()
 
 
-@checks.after("decoder_layer_by_hand", "encoder_decoder: give exactly the output of the package's DecoderLayer")
+@checks.after(
+    "decoder_layer_by_hand",
+    "encoder_decoder: give exactly the output of the package's DecoderLayer",
+)
 def by_hand_equals_package_layer(by_hand_difference):
     return by_hand_difference == 0
 
@@ -25,25 +28,40 @@ def two_masks_work_together(self_weights, cross_weights):
         for head in self_weights[1]
         for t, row in enumerate(head)
     )
-    padding = all(all(w == 0 for w in row[4:]) and all(w > 0 for w in row[:4]) for row in cross_rows)
+    padding = all(
+        all(w == 0 for w in row[4:]) and all(w > 0 for w in row[:4])
+        for row in cross_rows
+    )
     sums = all(abs(sum(row) - 1) < 1e-5 for row in self_rows + cross_rows)
     return len(cross_rows[0]) == 7 and causal and padding and sums
 
 
-@checks.after("train", "encoder_decoder: Greedy decoding reverses every one of the held-out sequences")
+@checks.after(
+    "train",
+    "encoder_decoder: Greedy decoding reverses every one of the held-out sequences",
+)
 def reverses_every_held_out_sequence(accuracy):
     return accuracy == 1.0
 
 
-@checks.after("cross_attention_map", "encoder_decoder: output position t looks at source position 7 - t")
+@checks.after(
+    "cross_attention_map",
+    "encoder_decoder: output position t looks at source position 7 - t",
+)
 def output_position_t_looks_source_position(weights):
     # weights: (h, T, S), the last decoder layer's cross-attention; the mean of the heads, row by row
-    mean = [[sum(column) / len(weights) for column in zip(*rows, strict=True)] for rows in zip(*weights, strict=True)]
+    mean = [
+        [sum(column) / len(weights) for column in zip(*rows, strict=True)]
+        for rows in zip(*weights, strict=True)
+    ]
     looks_at = [row.index(max(row)) for row in mean]
     return looks_at == list(range(7, -1, -1))
 
 
-@checks.after("check_torch", "encoder_decoder: agrees with nn.Transformer to float32 rounding")
+@checks.after(
+    "check_torch",
+    "encoder_decoder: agrees with nn.Transformer to float32 rounding",
+)
 def agrees_with_nn_transformer_float32_rounding(largest_difference):
     return largest_difference < 4e-6
 
@@ -54,14 +72,23 @@ def agrees_with_nn_transformer_float32_rounding(largest_difference):
     "root of 32, the embedding is more than five times longer than the position added to it",
 )
 def scaling_drowns_the_positions(embedding_norm, position_norm, scale):
-    return embedding_norm / position_norm < 2 and scale * embedding_norm / position_norm > 5
+    return (
+        embedding_norm / position_norm < 2
+        and scale * embedding_norm / position_norm > 5
+    )
 
 
 @checks.after(
-    "label_smoothing_target", "encoder_decoder: The option gives exactly the cross-entropy to that smoothed target"
+    "label_smoothing_target",
+    "encoder_decoder: The option gives exactly the cross-entropy to that smoothed target",
 )
-def label_smoothing_is_the_smoothed_target(by_hand, builtin, smoothed, V, smoothing):
-    target_right = abs(smoothed[3] - (1 - smoothing + smoothing / V)) < 1e-6 and abs(sum(smoothed) - 1) < 1e-6
+def label_smoothing_is_the_smoothed_target(
+    by_hand, builtin, smoothed, V, smoothing
+):
+    target_right = (
+        abs(smoothed[3] - (1 - smoothing + smoothing / V)) < 1e-6
+        and abs(sum(smoothed) - 1) < 1e-6
+    )
     return target_right and abs(by_hand - builtin) < 1e-5
 
 
@@ -74,12 +101,18 @@ def beam_equals_greedy_on_the_trained_model(same_as_greedy):
     return same_as_greedy == 1.0
 
 
-@checks.after("beam_tree", "encoder_decoder: The source reversed starts with the four digits of the likeliest draft")
+@checks.after(
+    "beam_tree",
+    "encoder_decoder: The source reversed starts with the four digits of the likeliest draft",
+)
 def likeliest_draft_starts_the_reversal(source, drafts):
     return drafts[0][1:] == source[0][::-1][:4]
 
 
-@checks.after("beam_tree", "encoder_decoder: That draft keeps a log-probability of about 0 at every step")
+@checks.after(
+    "beam_tree",
+    "encoder_decoder: That draft keeps a log-probability of about 0 at every step",
+)
 def likeliest_draft_stays_near_zero(steps):
     return len(steps) == 4 and all(scores[0] > -0.01 for _, _, scores in steps)
 

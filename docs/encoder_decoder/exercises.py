@@ -37,10 +37,7 @@ EXERCISES = [
         "tutorial_code.reverse_task",
         ("data", "model"),
         "SEQ2SEQ",
-        bug=(
-            "target_mask = causal_mask(T, device=target_input.device) if causal else None",
-            "target_mask = None",
-        ),
+        bug=("if causal else None", "if not causal else None"),
     ),
     Exercise(
         "beam-search",

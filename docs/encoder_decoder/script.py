@@ -1,25 +1,25 @@
 # %% [markdown]
 # # 10. Cross-attention and the encoder-decoder
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial encoder-decoder` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial encoder-decoder` (options: `--help`).
 
 
 # %%
 # --8<-- [start:setup]
 import torch
 from torch import nn
-
 from tutorial_code.decoder import DecoderLayer, Transformer
-from tutorial_code.diagrams_decoder import (
+from tutorial_code.diagrams.decoder import (
     encoder_decoder_diagram,
     teacher_forcing_strip,
 )
+from tutorial_code.diagrams.plots import heatmaps
 from tutorial_code.feed_forward import FeedForward
 from tutorial_code.from_torch import transformer_from_torch
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_code.multi_head import MultiHeadAttention
-from tutorial_code.plots import heatmaps
 from tutorial_code.reverse_task import (
     BOS,
     greedy_decode,
@@ -36,7 +36,9 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the data and the random inputs
 STEPS = 300  # optimizer steps of the model this chapter trains
-DEVICE = "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
+DEVICE = (
+    "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
+)
 # --8<-- [end:parameters]
 
 
@@ -44,7 +46,8 @@ DEVICE = "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the C
 # --8<-- [start:cross_shapes]
 torch.manual_seed(SEED)
 cross_attention = MultiHeadAttention(d_model=16, num_heads=4)
-decoder_side = torch.randn(2, 3, 16)  # (B, T=3, d_model): 3 target positions so far
+# (B, T=3, d_model): 3 target positions so far
+decoder_side = torch.randn(2, 3, 16)
 memory = torch.randn(2, 7, 16)  # (B, S=7, d_model): the encoder's output
 # queries from the decoder, keys and values from the memory
 output, weights = cross_attention(decoder_side, memory, memory)
@@ -65,7 +68,9 @@ class DecoderLayerByHand(nn.Module):
         self.self_attention = MultiHeadAttention(d_model, num_heads)
         self.cross_attention = MultiHeadAttention(d_model, num_heads)
         self.feed_forward = FeedForward(d_model, d_ff)
-        self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(d_model) for _ in range(3))
+        self.norm1, self.norm2, self.norm3 = (
+            nn.LayerNorm(d_model) for _ in range(3)
+        )
 
     def forward(self, x, memory, target_mask=None, memory_mask=None):
         # x: (B, T, d_model), the target so far; memory: (B, S, d_model)
@@ -78,14 +83,19 @@ class DecoderLayerByHand(nn.Module):
 
 
 torch.manual_seed(SEED)
-package_layer = DecoderLayer(d_model=16, num_heads=4, d_ff=32).eval()  # no dropout
+package_layer = DecoderLayer(
+    d_model=16, num_heads=4, d_ff=32
+).eval()  # no dropout
 by_hand = DecoderLayerByHand(d_model=16, num_heads=4, d_ff=32)
 by_hand.load_state_dict(package_layer.state_dict())  # the same weights
 target_mask = causal_mask(decoder_side.size(1))  # (T, T): t reads 0..t
 ours = by_hand(decoder_side, memory, target_mask=target_mask)
 theirs = package_layer(decoder_side, memory, target_mask=target_mask)[0]
 by_hand_difference = (ours - theirs).abs().max().item()
-print(f"largest difference from the package's DecoderLayer: {by_hand_difference:.1e}")
+print(
+    "largest difference from the package's DecoderLayer: "
+    f"{by_hand_difference:.1e}"
+)
 # --8<-- [end:decoder_layer_by_hand]
 
 
@@ -97,7 +107,9 @@ masks = {"target_mask": target_mask, "memory_mask": source_keys}
 _, self_weights, cross_weights = layer(decoder_side, memory, **masks)
 print("self-attention weights, sequence 1, head 0 (T x T, causal):")
 print(self_weights[1, 0].detach())
-print("cross-attention weights, sequence 1, head 0 (T x S, 4 real source tokens):")
+print(
+    "cross-attention weights, sequence 1, head 0 (T x S, 4 real source tokens):"
+)
 print(cross_weights[1, 0].detach())
 # --8<-- [end:masks_together]
 
@@ -108,10 +120,15 @@ torch.manual_seed(SEED)
 layers = {"num_encoder_layers": 2, "num_decoder_layers": 2}
 transformer = Transformer(d_model=32, num_heads=4, d_ff=64, **layers)
 transformer.eval()  # no dropout
-source_vectors = torch.randn(2, 7, 32)  # (B, S, d_model): embedded source tokens
-target_vectors = torch.randn(2, 5, 32)  # (B, T, d_model): embedded target tokens
-memory = transformer.encode(source_vectors)  # (B, S, d_model): for every decoder layer
-decoded, cross = transformer.decode(target_vectors, memory, target_mask=causal_mask(5))
+# (B, S, d_model): embedded source tokens
+source_vectors = torch.randn(2, 7, 32)
+# (B, T, d_model): embedded target tokens
+target_vectors = torch.randn(2, 5, 32)
+# (B, S, d_model): for every decoder layer
+memory = transformer.encode(source_vectors)
+decoded, cross = transformer.decode(
+    target_vectors, memory, target_mask=causal_mask(5)
+)
 print("source", tuple(source_vectors.shape), "-> memory", tuple(memory.shape))
 print("target", tuple(target_vectors.shape), "-> output", tuple(decoded.shape))
 print("cross-attention weights in each decoder layer", tuple(cross[0].shape))
@@ -137,7 +154,9 @@ source, target = reversal_batch(1, 8, torch.Generator().manual_seed(SEED))
 decoder_input = shift_right(target)  # the start token, then target[:-1]
 print("source          ", source[0].tolist())
 print("target          ", target[0].tolist())
-print("decoder input   ", decoder_input[0].tolist(), f"({BOS} = the start token)")
+print(
+    "decoder input   ", decoder_input[0].tolist(), f"({BOS} = the start token)"
+)
 # --8<-- [end:teacher_forcing]
 
 
@@ -152,7 +171,10 @@ fig = teacher_forcing_strip(*rows, start_token=BOS)
 # --8<-- [start:train]
 result = train_reversal(steps=STEPS, seed=SEED, device=DEVICE)  # trained once
 first, last = result.losses[0], result.losses[-1]
-print(f"training loss: step 0 {first:.3f}, last {last:.4f} ({result.seconds:.1f} s)")
+print(
+    f"training loss: step 0 {first:.3f}, "
+    f"last {last:.4f} ({result.seconds:.1f} s)"
+)
 accuracy = result.accuracy  # greedy decoding on 512 held-out sources
 print(f"held-out sequences that greedy decoding reverses: {accuracy:.1%}")
 held_out, _ = reversal_batch(3, 8, torch.Generator().manual_seed(99))
@@ -170,7 +192,8 @@ from tutorial_code.reverse_task import Seq2SeqModel, reversed_share_per_seed
 
 torch.manual_seed(SEED)
 fresh = Seq2SeqModel()  # d_model = 32
-scale = math.sqrt(fresh.embedding.embedding_dim)  # the paper's factor, sqrt(d_model)
+# the paper's factor, sqrt(d_model)
+scale = math.sqrt(fresh.embedding.embedding_dim)
 embedding_norm = fresh.embedding.weight.norm(dim=-1).mean().item()
 position_norm = fresh.positions.table[:8].norm(dim=-1).mean().item()
 scaled_norm = scale * embedding_norm
@@ -188,16 +211,24 @@ for name, factor in (("unscaled", 1.0), ("scaled by sqrt(d_model)", scale)):
 
 # %%
 # --8<-- [start:label_smoothing_target]
-V = result.model.output.out_features  # 11 tokens: ten digits and the start token
+# 11 tokens: ten digits and the start token
+V = result.model.output.out_features
 smoothing = 0.1  # the paper's value
 logits = torch.randn(V)  # any logits, for one position whose true token is 3
 smoothed = torch.full((V,), smoothing / V)  # every token gets smoothing / V ...
 smoothed[3] += 1 - smoothing  # ... and the true token the rest: 0.9 + 0.1 / 11
 by_hand = -(smoothed * logits.log_softmax(dim=-1)).sum()  # cross-entropy to it
 true_token = torch.tensor(3)
-builtin = nn.functional.cross_entropy(logits, true_token, label_smoothing=smoothing)
-print(f"target: true token {smoothed[3]:.4f}, each other token {smoothed[0]:.4f}")
-print(f"cross-entropy to that target {by_hand:.4f}, label_smoothing=0.1 {builtin:.4f}")
+builtin = nn.functional.cross_entropy(
+    logits, true_token, label_smoothing=smoothing
+)
+print(
+    f"target: true token {smoothed[3]:.4f}, each other token {smoothed[0]:.4f}"
+)
+print(
+    f"cross-entropy to that target {by_hand:.4f}, "
+    f"label_smoothing=0.1 {builtin:.4f}"
+)
 # --8<-- [end:label_smoothing_target]
 
 
@@ -213,8 +244,11 @@ for value in (0.0, smoothing):
         style = ".1%" if name == "reversed" else ".4f"  # a share, or a number
         shown = ", ".join(f"{v:{style}}" for v in values)
         print(f"label smoothing {value}: {name:>13}, seeds {seeds}: {shown}")
-true_share = smoothed[3].item()  # the smoothed target's probability of the true token
-reproduced = -math.log(true_share)  # the cross-entropy of a model that reproduces it
+true_share = smoothed[
+    3
+].item()  # the smoothed target's probability of the true token
+# the cross-entropy of a model that reproduces it
+reproduced = -math.log(true_share)
 print(f"giving the true token {true_share:.3f}: cross-entropy {reproduced:.4f}")
 # --8<-- [end:label_smoothing]
 
@@ -244,7 +278,9 @@ from tutorial_code.reverse_task import beam_search, sequence_log_prob
 held_out, _ = reversal_batch(512, 8, torch.Generator().manual_seed(1234))
 greedy_written = greedy_decode(result.model, held_out, 8)
 beam_written = beam_search(result.model, held_out, 8, beam_width=4)
-same_as_greedy = (beam_written == greedy_written).all(dim=1).float().mean().item()
+same_as_greedy = (
+    (beam_written == greedy_written).all(dim=1).float().mean().item()
+)
 print(f"beam width 4 writes what greedy decoding writes: {same_as_greedy:.1%}")
 greedy_log_p = sequence_log_prob(result.model, held_out, greedy_written).mean()
 print(f"mean log-probability of the written sequences: {greedy_log_p:.4f}")
@@ -253,7 +289,7 @@ print(f"mean log-probability of the written sequences: {greedy_log_p:.4f}")
 
 # %%
 # --8<-- [start:beam_tree]
-from tutorial_code.diagrams_decoder import beam_tree
+from tutorial_code.diagrams.decoder import beam_tree
 
 source = held_out[:1]  # one held-out source, (1, S)
 drafts, scores, steps = torch.full((1, 1), BOS), torch.zeros(1), []
@@ -277,15 +313,20 @@ fig = beam_tree(steps)
 from tutorial_code.reverse_task import beam_against_greedy_per_seed
 
 few_steps = STEPS // 3  # under-trained: greedy decoding makes mistakes
-beam = beam_against_greedy_per_seed(few_steps, seeds, beam_width=4, device=DEVICE)
+beam = beam_against_greedy_per_seed(
+    few_steps, seeds, beam_width=4, device=DEVICE
+)
 print(f"{few_steps} steps, 512 held-out sources, beam width 4")
 for i, seed in enumerate(seeds):
-    run = {name: values[i] for name, values in beam.items()}  # this seed's numbers
+    # this seed's numbers
+    run = {name: values[i] for name, values in beam.items()}
     print(
         f"seed {seed}: reversed {run['greedy_reversed']:.1%} greedy, "
         f"{run['beam_reversed']:.1%} beam; mean log-probability "
-        f"{run['greedy_log_prob']:.3f} greedy, {run['beam_log_prob']:.3f} beam; "
-        f"beam likelier for {run['beam_higher']}, less likely for {run['beam_lower']}"
+        f"{run['greedy_log_prob']:.3f} greedy, "
+        f"{run['beam_log_prob']:.3f} beam; "
+        f"beam likelier for {run['beam_higher']}, "
+        f"less likely for {run['beam_lower']}"
     )
 # --8<-- [end:beam_under_trained]
 
@@ -297,7 +338,8 @@ theirs = nn.Transformer(32, 4, 2, 2, 64, dropout=0.0, batch_first=True)
 theirs.train()  # train(): PyTorch's fast path would skip the code compared here
 ours = transformer_from_torch(theirs)
 source, target = torch.randn(3, 7, 32), torch.randn(3, 5, 32)
-keys = padding_mask(torch.tensor([7, 4, 1]), max_len=7)  # (B, 1, 1, S); True = attend
+# (B, 1, 1, S); True = attend
+keys = padding_mask(torch.tensor([7, 4, 1]), max_len=7)
 ours_out = ours(source, target, source_mask=keys, target_mask=causal_mask(5))
 theirs_out = theirs(
     source,

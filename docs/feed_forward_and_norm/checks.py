@@ -5,35 +5,52 @@ from sitebuild.claims import Checks
 
 checks = Checks()
 
-ARTICLE_STD = 0.3548  # what the article named on the page prints for this experiment
+ARTICLE_STD = (
+    0.3548  # what the article named on the page prints for this experiment
+)
 # the chapter's dict `gradients` reaches the checks with its keys (residual, norm) as strings
 NEITHER = "(False, False)"
 OTHERS = ("(True, False)", "(False, True)", "(True, True)")
 
 
-@checks.after("ffn_std", "feed_forward_and_norm: has about a quarter of the spread of its unit-variance input")
+@checks.after(
+    "ffn_std",
+    "feed_forward_and_norm: has about a quarter of the spread of its unit-variance input",
+)
 def fresh_ffn_output_about_a_quarter(stds):
     return 0.2 < min(stds) and max(stds) < 0.3
 
 
-@checks.after("ffn_std", "feed_forward_and_norm: the measured value is lower for every seed tried")
+@checks.after(
+    "ffn_std",
+    "feed_forward_and_norm: the measured value is lower for every seed tried",
+)
 def measured_value_lower_for_every_seed(stds):
     return max(stds) < ARTICLE_STD
 
 
-@checks.after("ffn_needed", "feed_forward_and_norm: Attention alone gets part of the way")
+@checks.after(
+    "ffn_needed", "feed_forward_and_norm: Attention alone gets part of the way"
+)
 def attention_alone_gets_part_of_the_way(without_ffn, with_ffn, variance):
     # below half the error of answering the mean, and far above the error with the FFN, seed by seed
-    far_above = all(alone > 5 * with_it for alone, with_it in zip(without_ffn, with_ffn, strict=True))
+    far_above = all(
+        alone > 5 * with_it
+        for alone, with_it in zip(without_ffn, with_ffn, strict=True)
+    )
     return max(without_ffn) < 0.5 * variance and far_above
 
 
 @checks.after(
-    "ffn_needed", "feed_forward_and_norm: with the FFN the error falls to a small fraction of that on every seed"
+    "ffn_needed",
+    "feed_forward_and_norm: with the FFN the error falls to a small fraction of that on every seed",
 )
 def with_ffn_error_falls_to_a_small_fraction(with_ffn, without_ffn):
     # a fifth at most, seed by seed (seed 0: a fraction of a percent; seed 102: 9 %)
-    return all(0 <= with_it < 0.2 * alone for alone, with_it in zip(without_ffn, with_ffn, strict=True))
+    return all(
+        0 <= with_it < 0.2 * alone
+        for alone, with_it in zip(without_ffn, with_ffn, strict=True)
+    )
 
 
 @checks.after(
@@ -44,35 +61,50 @@ def hand_written_layer_norm_equals_nn(layer_norm_difference):
     return layer_norm_difference < 1e-5
 
 
-@checks.after("deep_stack", "feed_forward_and_norm: the gradient that reaches the first layers is vanishingly small")
+@checks.after(
+    "deep_stack",
+    "feed_forward_and_norm: the gradient that reaches the first layers is vanishingly small",
+)
 def gradient_reaches_first_layers_vanishingly_small(gradients):
     neither = gradients[NEITHER]
     return neither[0] < 1e-10 * neither[-1]
 
 
 @checks.after(
-    "deep_stack", "feed_forward_and_norm: three configurations stay within one order of magnitude across 32 layers"
+    "deep_stack",
+    "feed_forward_and_norm: three configurations stay within one order of magnitude across 32 layers",
 )
 def three_configurations_stay_within_one_order(gradients):
     return all(max(gradients[key]) < 10 * min(gradients[key]) for key in OTHERS)
 
 
-@checks.after("layer_norm_gradient", "feed_forward_and_norm: The second is zero up to rounding")
+@checks.after(
+    "layer_norm_gradient",
+    "feed_forward_and_norm: The second is zero up to rounding",
+)
 def second_zero_up_rounding(layer_norm_gradient):
     return layer_norm_gradient < 1e-5
 
 
-@checks.after("residual_orders", "feed_forward_and_norm: Pre-norm hands x on exactly as it came")
+@checks.after(
+    "residual_orders",
+    "feed_forward_and_norm: Pre-norm hands x on exactly as it came",
+)
 def pre_norm_hands_x_on_unchanged(pre_keeps_x):
     return pre_keeps_x
 
 
-@checks.after("residual_orders", "feed_forward_and_norm: post-norm hands on LN(x)")
+@checks.after(
+    "residual_orders", "feed_forward_and_norm: post-norm hands on LN(x)"
+)
 def post_norm_hands_on_normalized(post_mean, post_std):
     return post_mean < 1e-5 and abs(post_std - 1) < 1e-3
 
 
-@checks.after("post_vs_pre", "feed_forward_and_norm: the gap between them is smaller than the spread between seeds")
+@checks.after(
+    "post_vs_pre",
+    "feed_forward_and_norm: the gap between them is smaller than the spread between seeds",
+)
 def gap_within_the_spread(post_mse, pre_mse):
     import statistics
 
@@ -84,7 +116,13 @@ def gap_within_the_spread(post_mse, pre_mse):
 # The twelve-layer trainings of "deep_post_norm" are a recorded run: the page describes it, no check reads it.
 
 
-@checks.after("deep_stack", "feed_forward_and_norm: passes the gradient down intact")
+@checks.after(
+    "deep_stack", "feed_forward_and_norm: passes the gradient down intact"
+)
 def post_norm_block_stack_passes_gradient_down(gradients):
-    both = gradients["(True, True)"]  # residual and LayerNorm: the post-norm blocks of the table
-    return min(both) / max(both) > 0.8  # every layer within 20 % of every other, not only the two ends
+    both = gradients[
+        "(True, True)"
+    ]  # residual and LayerNorm: the post-norm blocks of the table
+    return (
+        min(both) / max(both) > 0.8
+    )  # every layer within 20 % of every other, not only the two ends

@@ -7,7 +7,6 @@ from types import ModuleType
 
 import torch
 from torch import nn
-
 from tutorial_code import encoder, feed_forward
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_tools.exercises.common import (
@@ -35,7 +34,9 @@ FEED_FORWARD_SIZES = [(8, 32, 2, 5), (6, 10, 1, 7)]
 def _check_feed_forward(learner: ModuleType) -> None:
     for seed, (d_model, d_ff, batch, length) in enumerate(FEED_FORWARD_SIZES):
         torch.manual_seed(seed)
-        reference = perturbed(feed_forward.FeedForward(d_model, d_ff), seed).eval()
+        reference = perturbed(
+            feed_forward.FeedForward(d_model, d_ff), seed
+        ).eval()
         ours = twin(learner.FeedForward, reference, d_model, d_ff)
         x = torch.randn(batch, length, d_model, generator=generator(seed))
         with torch.no_grad():
@@ -48,19 +49,31 @@ def _check_feed_forward(learner: ModuleType) -> None:
                 (second(nn.functional.gelu(first(x))), "the page's network uses ReLU (torch.relu), not GELU"),
             ]  # fmt: skip
             expected, got = reference(x), call_on_copies(ours, x)
-        expect_same(got, expected, f"the output for x of shape {shape(x)}, d_ff = {d_ff}", mistakes)
+        expect_same(
+            got,
+            expected,
+            f"the output for x of shape {shape(x)}, d_ff = {d_ff}",
+            mistakes,
+        )
 
 
 def _check_feed_forward_dropout(learner: ModuleType) -> None:
     p = 0.25
     for seed, (d_model, d_ff, batch, length) in enumerate(FEED_FORWARD_SIZES):
         torch.manual_seed(seed)
-        reference = perturbed(feed_forward.FeedForward(d_model, d_ff, dropout=p), seed).train()
+        reference = perturbed(
+            feed_forward.FeedForward(d_model, d_ff, dropout=p), seed
+        ).train()
         ours = twin(learner.FeedForward, reference, d_model, d_ff, dropout=p)
         x = torch.randn(batch, length, d_model, generator=generator(seed))
-        got, expected = seeded(partial(call_on_copies, ours, x)), seeded(partial(reference, x))
+        got, expected = (
+            seeded(partial(call_on_copies, ours, x)),
+            seeded(partial(reference, x)),
+        )
         what = f"the output for x of shape {shape(x)} in training, dropout = {p}, under the reference's random seed"
-        expect_same(got, expected, what, partial(_dropout_mistakes, reference, x, p))
+        expect_same(
+            got, expected, what, partial(_dropout_mistakes, reference, x, p)
+        )
 
 
 def _dropout_mistakes(reference: nn.Module, x: torch.Tensor, p: float) -> list:
@@ -77,7 +90,10 @@ def _dropout_mistakes(reference: nn.Module, x: torch.Tensor, p: float) -> list:
 
 FEED_FORWARD: Grader = [
     ("FeedForward.forward against the reference", _check_feed_forward),
-    ("dropout on the hidden features, in training", _check_feed_forward_dropout),
+    (
+        "dropout on the hidden features, in training",
+        _check_feed_forward_dropout,
+    ),
 ]
 
 DROPOUT_ON_X = (
@@ -90,13 +106,19 @@ def _encoder_cases() -> list[tuple[tuple, torch.Tensor, torch.Tensor]]:
     """(d_model, h, d_ff), x and its mask: two sequences, one padded; one of odd length, other widths, causal."""
     g = generator()
     return [
-        ((16, 4, 32), torch.randn(2, 5, 16, generator=g), padding_mask(torch.tensor([5, 3]))),
+        (
+            (16, 4, 32),
+            torch.randn(2, 5, 16, generator=g),
+            padding_mask(torch.tensor([5, 3])),
+        ),
         ((12, 3, 20), torch.randn(1, 7, 12, generator=g), causal_mask(7)),
     ]
 
 
 @torch.no_grad()
-def _encoder_mistakes(reference: nn.Module, other: nn.Module, x: torch.Tensor, mask: torch.Tensor) -> list:
+def _encoder_mistakes(
+    reference: nn.Module, other: nn.Module, x: torch.Tensor, mask: torch.Tensor
+) -> list:
     """What the usual slips give, from the reference's weights: `other` holds them in the other norm order."""
     return [
         (other(x, mask=mask)[0], PRE_NORM),
@@ -110,25 +132,47 @@ def _encoder_mistakes(reference: nn.Module, other: nn.Module, x: torch.Tensor, m
 
 def _check_encoder_layer(learner: ModuleType, norm_first: bool) -> None:
     for seed, (sizes, x, mask) in enumerate(_encoder_cases()):
-        reference, ours, other = layers(learner.EncoderLayer, encoder.EncoderLayer, sizes, norm_first, seed=seed)
+        reference, ours, other = layers(
+            learner.EncoderLayer,
+            encoder.EncoderLayer,
+            sizes,
+            norm_first,
+            seed=seed,
+        )
         with torch.no_grad():
             expected, expected_weights = reference(x, mask=mask)
             output, weights = call_on_copies(ours, x, mask=mask)
         what = f"x of shape {shape(x)}, a mask of shape {shape(mask)}, norm_first={norm_first}"
-        expect_same(output, expected, f"the output for {what}", partial(_encoder_mistakes, reference, other, x, mask))
-        expect_same(weights, expected_weights, f"the attention weights for {what}")
+        expect_same(
+            output,
+            expected,
+            f"the output for {what}",
+            partial(_encoder_mistakes, reference, other, x, mask),
+        )
+        expect_same(
+            weights, expected_weights, f"the attention weights for {what}"
+        )
 
 
 def _check_encoder_dropout(learner: ModuleType) -> None:
     for seed, (sizes, x, mask) in enumerate(_encoder_cases()):
         for norm_first in (False, True):
-            reference, ours, _ = layers(learner.EncoderLayer, encoder.EncoderLayer, sizes, norm_first, 0.25, seed)
+            reference, ours, _ = layers(
+                learner.EncoderLayer,
+                encoder.EncoderLayer,
+                sizes,
+                norm_first,
+                0.25,
+                seed,
+            )
             what = (
                 f"the output for x of shape {shape(x)} in training, dropout = 0.25, norm_first={norm_first}, "
                 "under the reference's random seed"
             )
             run = partial(first_output, x=x, mask=mask)
-            expect_same_in_training(reference, ours, run, what, ("dropout1", "dropout2"))
+            expect_same_in_training(
+                reference, ours, run, what, ("dropout1", "dropout2")
+            )
 
 
 def _check_zero_sublayers(learner: ModuleType) -> None:
@@ -148,12 +192,20 @@ def _check_zero_sublayers(learner: ModuleType) -> None:
 
 def _dropped(got: torch.Tensor, x: torch.Tensor, p: float) -> bool:
     """Whether every element of `got` is 0 or x / (1 - p), and not all of x: x itself went through a Dropout."""
-    return bool(((got == 0) | torch.isclose(got, x / (1 - p))).all()) and not torch.allclose(got, x)
+    return bool(
+        ((got == 0) | torch.isclose(got, x / (1 - p))).all()
+    ) and not torch.allclose(got, x)
 
 
 ENCODER_LAYER: Grader = [
-    ("post-norm (norm_first=False)", lambda learner: _check_encoder_layer(learner, False)),
-    ("pre-norm (norm_first=True)", lambda learner: _check_encoder_layer(learner, True)),
+    (
+        "post-norm (norm_first=False)",
+        lambda learner: _check_encoder_layer(learner, False),
+    ),
+    (
+        "pre-norm (norm_first=True)",
+        lambda learner: _check_encoder_layer(learner, True),
+    ),
     ("dropout in training, in both orders", _check_encoder_dropout),
     ("dropout touches only what a sub-layer adds", _check_zero_sublayers),
 ]

@@ -1,8 +1,9 @@
 # %% [markdown]
 # # 7. Feed-forward, residuals and LayerNorm
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial feed-forward-and-norm` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial feed-forward-and-norm` (options: `--help`).
 
 
 # %%
@@ -11,12 +12,11 @@ import statistics
 
 import torch
 from torch import nn
-
-from tutorial_code.diagrams_blocks import residual_orders
+from tutorial_code.diagrams.blocks import residual_orders
+from tutorial_code.diagrams.plots import log_lines
 from tutorial_code.feed_forward import FeedForward
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.multi_head import MultiHeadAttention
-from tutorial_code.plots import log_lines
 from tutorial_code.residual import gradient_norm_per_layer
 from tutorial_code.sum_task import (
     deep_stack_mse_per_seed,
@@ -31,20 +31,28 @@ from tutorial_code.sum_task import (
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 200  # optimizer steps of the two-layer post-norm and pre-norm models
-DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
+# where they train ("cuda": an NVIDIA GPU); models come back to the CPU
+DEVICE = "cpu"
 # --8<-- [end:parameters]
 
 
 # %%
 # --8<-- [start:ffn_std]
 stds = []
-print(f"std of a fresh FFN's output, unit-variance input, seeds {SEED}-{SEED + 4}:")
-for d_model, d_ff in ((64, 256), (512, 2048)):  # the article's size, the paper's size
+print(
+    "std of a fresh FFN's output, unit-variance input, "
+    f"seeds {SEED}-{SEED + 4}:"
+)
+# the article's size, the paper's size
+for d_model, d_ff in ((64, 256), (512, 2048)):
     for seed in range(SEED, SEED + 5):
         torch.manual_seed(seed)
         ffn = FeedForward(d_model, d_ff)  # PyTorch's default initialization
         stds.append(ffn(torch.randn(2, 10, d_model)).std().item())
-    print(f"  d_model {d_model:>3}, d_ff {d_ff:>4}:", *(f"{s:.3f}" for s in stds[-5:]))
+    print(
+        f"  d_model {d_model:>3}, d_ff {d_ff:>4}:",
+        *(f"{s:.3f}" for s in stds[-5:]),
+    )
 # --8<-- [end:ffn_std]
 
 
@@ -56,7 +64,10 @@ for name, d_model, d_ff, num_heads in sizes:
     heads = MultiHeadAttention(d_model, num_heads)
     attention = sum(p.numel() for p in heads.parameters())
     share = ffn / (ffn + attention)
-    print(f"{name}: feed-forward {ffn:,}, attention {attention:,} parameters", end=" ")
+    print(
+        f"{name}: feed-forward {ffn:,}, attention {attention:,} parameters",
+        end=" ",
+    )
     print(f"({share:.0%} in the FFN)")
 # --8<-- [end:parameter_share]
 
@@ -64,13 +75,17 @@ for name, d_model, d_ff, num_heads in sizes:
 # %%
 # --8<-- [start:one_layer]
 class OneLayer(nn.Module):
-    """Digits in, one number per position out: attention, then (optionally) an FFN."""
+    """Digits in, one number per position out: attention, then (optionally)
+    an FFN."""
 
     def __init__(self, feed_forward: bool, d_model: int = 32) -> None:
         super().__init__()
-        self.embed = nn.Linear(1, d_model)  # a digit -> a token vector, linearly
+        # a digit -> a token vector, linearly
+        self.embed = nn.Linear(1, d_model)
         self.attention = MultiHeadAttention(d_model, num_heads=4)
-        self.feed_forward = FeedForward(d_model, 4 * d_model) if feed_forward else None
+        self.feed_forward = (
+            FeedForward(d_model, 4 * d_model) if feed_forward else None
+        )
         self.head = nn.Linear(d_model, 1)
 
     def forward(self, digits: torch.Tensor) -> torch.Tensor:
@@ -111,8 +126,13 @@ def held_out_mse(feed_forward: bool, seed: int, steps: int = 150) -> float:
 seeds = (SEED, SEED + 1, SEED + 2)
 without_ffn = [held_out_mse(False, seed) for seed in seeds]
 with_ffn = [held_out_mse(True, seed) for seed in seeds]
-variance = distance_batch(100_000, torch.Generator().manual_seed(0))[1].var().item()
-print(f"target |digit - 4.5|: variance {variance:.3f} (the MSE of answering the mean)")
+variance = (
+    distance_batch(100_000, torch.Generator().manual_seed(0))[1].var().item()
+)
+print(
+    f"target |digit - 4.5|: variance {variance:.3f} "
+    "(the MSE of answering the mean)"
+)
 print(f"held-out MSE, seeds {seeds}:")
 print("  attention only: ", ", ".join(f"{v:.4f}" for v in without_ffn))
 print("  attention + FFN:", ", ".join(f"{v:.4f}" for v in with_ffn))
@@ -122,9 +142,11 @@ print("  attention + FFN:", ", ".join(f"{v:.4f}" for v in with_ffn))
 # %%
 # --8<-- [start:layer_norm_by_hand]
 torch.manual_seed(SEED)
-x = 5 * torch.randn(2, 10, 64) + 3  # token vectors far from mean 0 and variance 1
+# token vectors far from mean 0 and variance 1
+x = 5 * torch.randn(2, 10, 64) + 3
 reference = nn.LayerNorm(64)
-nn.init.normal_(reference.weight)  # a scale and shift other than the initial 1 and 0
+# a scale and shift other than the initial 1 and 0
+nn.init.normal_(reference.weight)
 nn.init.normal_(reference.bias)
 by_hand = LayerNorm(64)
 by_hand.load_state_dict(reference.state_dict())  # the same weights, by name
@@ -134,28 +156,48 @@ largest_mean = normalized.mean(-1).abs().max()
 print(f"LayerNorm(x): per-token |mean| at most {largest_mean:.1e}", end="")
 print(f", std {normalized.std(-1, unbiased=False).mean():.4f}")
 layer_norm_difference = (by_hand(x) - reference(x)).abs().max().item()
-print(f"largest difference from nn.LayerNorm's output: {layer_norm_difference:.1e}")
+print(
+    "largest difference from nn.LayerNorm's output: "
+    f"{layer_norm_difference:.1e}"
+)
 # --8<-- [end:layer_norm_by_hand]
 
 
 # %%
 # --8<-- [start:deep_stack]
-print(f"{'residual':>8} {'LayerNorm':>9} {'grad, layer 0':>14} {'grad, layer 31':>15}")
+print(
+    f"{'residual':>8} {'LayerNorm':>9} {'grad, layer 0':>14} "
+    f"{'grad, layer 31':>15}"
+)
 gradients = {}
 for residual in (True, False):
     for norm in (True, False):
-        norms = gradient_norm_per_layer(num_layers=32, residual=residual, norm=norm)
+        norms = gradient_norm_per_layer(
+            num_layers=32, residual=residual, norm=norm
+        )
         gradients[residual, norm] = norms
-        print(f"{residual!s:>8} {norm!s:>9} {norms[0]:>14.1e} {norms[-1]:>15.1e}")
+        print(
+            f"{residual!s:>8} {norm!s:>9} {norms[0]:>14.1e} {norms[-1]:>15.1e}"
+        )
 # --8<-- [end:deep_stack]
 
 
 # %%
 # --8<-- [start:residual_gradients]
-colors = {(True, True): "#3f51b5", (True, False): "#2e7d32", (False, True): "#ef6c00", (False, False): "#c62828"}
+colors = {
+    (True, True): "#3f51b5",
+    (True, False): "#2e7d32",
+    (False, True): "#ef6c00",
+    (False, False): "#c62828",
+}
 fig = log_lines(
     [
-        (f"residual {'on' if residual else 'off'}, LayerNorm {'on' if norm else 'off'}", norms, colors[residual, norm])
+        (
+            f"residual {'on' if residual else 'off'}, "
+            f"LayerNorm {'on' if norm else 'off'}",
+            norms,
+            colors[residual, norm],
+        )
         for (residual, norm), norms in gradients.items()
     ],
     xlabel="layer (0 = closest to the input)",
@@ -194,16 +236,21 @@ def pre_norm(x, sublayer, norm):  # normalize the sub-layer's input only
     return x + sublayer(norm(x))
 
 
-# A sub-layer that outputs zeros shows what each order does to the stream x itself.
+# A sub-layer that outputs zeros shows what each order does to the stream x
+# itself.
 torch.manual_seed(SEED)
-x = 5 * torch.randn(1, 3, 64) + 3  # token vectors far from mean 0 and variance 1
+# token vectors far from mean 0 and variance 1
+x = 5 * torch.randn(1, 3, 64) + 3
 norm = LayerNorm(64)
 pre_keeps_x = torch.equal(pre_norm(x, torch.zeros_like, norm), x)
 post = post_norm(x, torch.zeros_like, norm)
 post_mean = post.mean(-1).abs().max().item()
 post_std = post.std(-1, unbiased=False).mean().item()
 print("pre-norm: the output is x itself:", pre_keeps_x)
-print(f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, std {post_std:.4f}")
+print(
+    f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, "
+    f"std {post_std:.4f}"
+)
 # --8<-- [end:residual_orders]
 
 
@@ -220,16 +267,22 @@ for seed, post_value, pre_value in zip(seeds, post_mse, pre_mse, strict=True):
     print(f"{seed:>4} {post_value:>14.4f} {pre_value:>13.4f}")
 gap = abs(statistics.mean(post_mse) - statistics.mean(pre_mse))
 spread = max(statistics.stdev(post_mse), statistics.stdev(pre_mse))
-print(f"gap between the means {gap:.4f}; spread between seeds (std) {spread:.4f}")
+print(
+    f"gap between the means {gap:.4f}; spread between seeds (std) {spread:.4f}"
+)
 # --8<-- [end:post_vs_pre]
 
 
 # %%
 # --8<-- [start:loss_curve]
-post = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # seed 0 of the runs above
+# seed 0 of the runs above
+post = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
 pre = trained_sum_model(seed=SEED, steps=STEPS, norm_first=True, device=DEVICE)
 fig = log_lines(
-    [("post-norm (the paper)", post.losses, "#3f51b5"), ("pre-norm", pre.losses, "#ef6c00")],
+    [
+        ("post-norm (the paper)", post.losses, "#3f51b5"),
+        ("pre-norm", pre.losses, "#ef6c00"),
+    ],
     xlabel="training step",
     ylabel="MSE loss (log scale)",
 )
@@ -241,7 +294,9 @@ fig = log_lines(
 DEEP_LAYERS, DEEP_LR, DEEP_STEPS, DEEP_SEEDS = 12, 3e-3, 100, [SEED, SEED + 1]
 _, targets = make_batch(100_000, generator=torch.Generator().manual_seed(0))
 sum_variance = targets.var().item()
-print(f"variance of the target, the MSE of answering its mean: {sum_variance:.3f}")
+print(
+    f"variance of the target, the MSE of answering its mean: {sum_variance:.3f}"
+)
 variants = {  # name: (norm_first, warm-up steps, LayerNorm eps)
     "post-norm": (False, 0, 1e-5),
     "pre-norm": (True, 0, 1e-5),

@@ -19,7 +19,8 @@ EXERCISES = [
         "kv_cache",
         "Implement forward_with_cache",
         "Compute the logits of new tokens from their own queries, keys and values and the cached ones, and "
-        "add the new keys and values to the cache.",
+        "add the new keys and values to the cache. "
+        "Raise a ValueError past the model's context, for a token id outside the vocabulary, and for a batch of another size than the cache's.",
         "tutorial_code.language_model",
         ("kv_cache",),
         "KV_CACHE",
@@ -34,7 +35,10 @@ EXERCISES = [
         "tutorial_code.language_model",
         ("kv_cache",),
         "KV_CACHE",
-        bug=("offset = cache.length if position_offset is None", "offset = 0 if position_offset is None"),
+        bug=(
+            "offset = cache.length if position_offset is None",
+            "offset = 0 if position_offset is None",
+        ),
         imports=KV_IMPORTS,
     ),
 ]

@@ -6,11 +6,16 @@ import copy
 from types import ModuleType
 
 import torch
-
 from tutorial_code import language_model
 from tutorial_code.masks import causal_mask
 from tutorial_tools.exercises.checks import Wrong, expect_error
-from tutorial_tools.exercises.common import META, Grader, expect_on_meta, expect_same, perturbed
+from tutorial_tools.exercises.common import (
+    META,
+    Grader,
+    expect_on_meta,
+    expect_same,
+    perturbed,
+)
 
 WRONG_POSITION = "the new tokens got positions from 0: the first new token's position is cache.length, the number " \
                  "of tokens before it"  # fmt: skip
@@ -23,26 +28,44 @@ FITS = "exactly model.context tokens fit: raise only when cache.length + n > mod
 # (vocab_size, d_model, h, layers, context, B): the usual model, and a one-layer model of other widths whose
 # context the tokens fill exactly, one sequence.
 MODELS = [(12, 16, 2, 2, 16, 2), (7, 12, 3, 1, 10, 1)]
-STEPS = (1, 1, 4, 1, 1, 1, 1)  # how many tokens each call gives: the first, the second, four at once, one by one
+STEPS = (
+    1,
+    1,
+    4,
+    1,
+    1,
+    1,
+    1,
+)  # how many tokens each call gives: the first, the second, four at once, one by one
 
 
-def _model(vocab_size: int, d_model: int, h: int, layers: int, context: int, seed: int):
+def _model(
+    vocab_size: int, d_model: int, h: int, layers: int, context: int, seed: int
+):
     torch.manual_seed(seed)
     model = language_model.CharTransformer(vocab_size=vocab_size, d_model=d_model, num_heads=h, num_layers=layers,
                                            context=context)  # fmt: skip
     return perturbed(model, seed).eval()
 
 
-def _with_offset_zero(model, tokens: torch.Tensor, cache) -> torch.Tensor | None:
+def _with_offset_zero(
+    model, tokens: torch.Tensor, cache
+) -> torch.Tensor | None:
     """The reference's logits for `tokens` after a copy of the learner's `cache`, with the positions counted from 0."""
     try:
-        copied = language_model.KVCache([k.clone() for k in cache.keys], [v.clone() for v in cache.values])
+        copied = language_model.KVCache(
+            [k.clone() for k in cache.keys], [v.clone() for v in cache.values]
+        )
     except (AttributeError, TypeError):
         return None
-    return language_model.forward_with_cache(model, tokens, copied, position_offset=0)
+    return language_model.forward_with_cache(
+        model, tokens, copied, position_offset=0
+    )
 
 
-def _seeing_each_other(model, tokens: torch.Tensor, start: int, n: int) -> torch.Tensor:
+def _seeing_each_other(
+    model, tokens: torch.Tensor, start: int, n: int
+) -> torch.Tensor:
     """The logits of the `n` tokens from `start` when they see each other's future: the full model under a causal
     mask whose block of those rows and columns is all True."""
     mask = causal_mask(start + n)
@@ -55,27 +78,51 @@ def _seeing_each_other(model, tokens: torch.Tensor, start: int, n: int) -> torch
 
 
 def _check_cache(learner: ModuleType) -> None:
-    for seed, (vocab_size, d_model, h, layers, context, batch) in enumerate(MODELS):
+    for seed, (vocab_size, d_model, h, layers, context, batch) in enumerate(
+        MODELS
+    ):
         model = _model(vocab_size, d_model, h, layers, context, seed)
         length = sum(STEPS)  # at most the context
-        tokens = torch.randint(0, vocab_size, (batch, length), generator=torch.Generator().manual_seed(seed))
+        tokens = torch.randint(
+            0,
+            vocab_size,
+            (batch, length),
+            generator=torch.Generator().manual_seed(seed),
+        )
         with torch.no_grad():
             full, _ = model(tokens)
         theirs, cache, start = copy.deepcopy(model), learner.KVCache(), 0
         for n in STEPS:
             new = tokens[:, start : start + n]
-            wrong_position = _with_offset_zero(model, new, cache) if start else None
-            which = f"tokens {start}-{start + n - 1}, given together" if n > 1 else f"token {start}"
+            wrong_position = (
+                _with_offset_zero(model, new, cache) if start else None
+            )
+            which = (
+                f"tokens {start}-{start + n - 1}, given together"
+                if n > 1
+                else f"token {start}"
+            )
             what = f"the logits of {which} (model of context {context}, tokens {tuple(tokens.shape)}), from the cache"
             try:
                 got = learner.forward_with_cache(theirs, new.clone(), cache)
             except ValueError as error:
                 if start + n == context:
-                    raise Wrong(f"{what}: your code raised ValueError ({error})", FITS) from None
+                    raise Wrong(
+                        f"{what}: your code raised ValueError ({error})", FITS
+                    ) from None
                 raise
-            mistakes = [] if wrong_position is None else [(wrong_position, WRONG_POSITION)]
+            mistakes = (
+                []
+                if wrong_position is None
+                else [(wrong_position, WRONG_POSITION)]
+            )
             if n > 1:
-                mistakes.append((_seeing_each_other(model, tokens, start, n), SEE_EACH_OTHER))
+                mistakes.append(
+                    (
+                        _seeing_each_other(model, tokens, start, n),
+                        SEE_EACH_OTHER,
+                    )
+                )
             expect_same(got, full[:, start : start + n], what, mistakes)
             start += n
             if start == 1 and cache.length != 1:
@@ -86,11 +133,26 @@ def _check_cache(learner: ModuleType) -> None:
 def _check_cache_device(learner: ModuleType) -> None:
     model = _model(12, 16, 2, 2, 16, 0).to(META)
     tokens = torch.zeros(2, 5, dtype=torch.long, device=META)
-    theirs, cache, reference_cache = copy.deepcopy(model), learner.KVCache(), language_model.KVCache()
-    for what, new in (("the first token", tokens[:, :1]), ("four tokens given together", tokens[:, 1:])):
-        what = f"the logits of {what}, with the model and tokens on another device"
-        expected = language_model.forward_with_cache(model, new, reference_cache)
-        expect_on_meta(lambda new=new: learner.forward_with_cache(theirs, new, cache), expected, what)
+    theirs, cache, reference_cache = (
+        copy.deepcopy(model),
+        learner.KVCache(),
+        language_model.KVCache(),
+    )
+    for what, new in (
+        ("the first token", tokens[:, :1]),
+        ("four tokens given together", tokens[:, 1:]),
+    ):
+        what = (
+            f"the logits of {what}, with the model and tokens on another device"
+        )
+        expected = language_model.forward_with_cache(
+            model, new, reference_cache
+        )
+        expect_on_meta(
+            lambda new=new: learner.forward_with_cache(theirs, new, cache),
+            expected,
+            what,
+        )
 
 
 def _check_cache_errors(learner: ModuleType) -> None:

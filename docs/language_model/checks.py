@@ -6,12 +6,17 @@ from sitebuild.claims import Checks
 checks = Checks()
 
 
-@checks.after("model_by_hand", "language_model: The loop computes exactly what model(inputs) computes")
+@checks.after(
+    "model_by_hand",
+    "language_model: The loop computes exactly what model(inputs) computes",
+)
 def loop_equals_model(same_as_model):
     return same_as_model is True
 
 
-@checks.after("train", "language_model: beats the bigram model by 0.8 bits per character")
+@checks.after(
+    "train", "language_model: beats the bigram model by 0.8 bits per character"
+)
 def beats_bigram_by_0_8_bits(held_out_bpc, bigram):
     return round(bigram - held_out_bpc, 1) == 0.8
 
@@ -23,11 +28,16 @@ def beats_bigram_by_0_8_bits(held_out_bpc, bigram):
 )
 def temperature_sharpens_and_flattens(distributions):
     # the likeliest character's probability at temperatures 1, 0.5 and 2 (keys: "(temperature, top_k)")
-    at_1, at_half, at_2 = (max(distributions[f"({t}, None)"]) for t in (1.0, 0.5, 2.0))
+    at_1, at_half, at_2 = (
+        max(distributions[f"({t}, None)"]) for t in (1.0, 0.5, 2.0)
+    )
     return 1.6 <= at_half / at_1 < 2.0 and 0.4 <= at_2 / at_1 <= 0.6
 
 
-@checks.after("next_character", "language_model: Top-5 leaves exactly five characters possible")
+@checks.after(
+    "next_character",
+    "language_model: Top-5 leaves exactly five characters possible",
+)
 def top_5_leaves_five(distributions):
     top_5 = distributions["(1.0, 5)"]  # temperature 1, top-5
     return sum(p > 0 for p in top_5) == 5 and abs(sum(top_5) - 1) < 1e-5
@@ -47,25 +57,39 @@ def careful_sampling_writes_known_words(shares):
     "language_model: Every first-layer head puts more than twice the even share on the previous character",
 )
 def first_layer_heads_read_previous_character(previous, even, num_heads):
-    two_layers = len(previous) == 2 * num_heads  # the first num_heads values are the first layer's
-    return two_layers and all(share > 2 * even for share in previous[:num_heads])
+    two_layers = (
+        len(previous) == 2 * num_heads
+    )  # the first num_heads values are the first layer's
+    return two_layers and all(
+        share > 2 * even for share in previous[:num_heads]
+    )
 
 
 @checks.after(
     "sentence_heads",
     "language_model: The first-layer heads give it less weight than the previous character",
 )
-def first_layer_heads_prefer_previous_to_word_start(previous, word_start, num_heads):
+def first_layer_heads_prefer_previous_to_word_start(
+    previous, word_start, num_heads
+):
     two_layers = len(word_start) == len(previous) == 2 * num_heads
-    return two_layers and all(word_start[i] < previous[i] for i in range(num_heads))
+    return two_layers and all(
+        word_start[i] < previous[i] for i in range(num_heads)
+    )
 
 
-@checks.after("sentence_heads", "language_model: But at least one head gives it more than twice the even share")
+@checks.after(
+    "sentence_heads",
+    "language_model: But at least one head gives it more than twice the even share",
+)
 def a_head_finds_the_word_start(word_start, even_inside):
     return max(word_start) > 2 * even_inside
 
 
-@checks.after("weight_tying", "language_model: Tied, the model has one V × d_model matrix fewer")
+@checks.after(
+    "weight_tying",
+    "language_model: Tied, the model has one V × d_model matrix fewer",
+)
 def tying_saves_one_matrix(parameters, tied_parameters, V):
     return parameters - tied_parameters == V * 64
 
@@ -76,7 +100,10 @@ def tying_saves_one_matrix(parameters, tied_parameters, V):
     "than ten times higher",
 )
 def tied_model_starts_far_off(first_bits, spreads):
-    return first_bits["tied"] > 10 * first_bits["untied"] and spreads["tied"] > 10 * spreads["untied"]
+    return (
+        first_bits["tied"] > 10 * first_bits["untied"]
+        and spreads["tied"] > 10 * spreads["untied"]
+    )
 
 
 @checks.after(
@@ -84,7 +111,9 @@ def tied_model_starts_far_off(first_bits, spreads):
     "language_model: their probabilities add up to at least 0.9, and without the last one kept they would not",
 )
 def nucleus_is_the_smallest_set(probabilities, kept):
-    inside = sorted((p for p, k in zip(probabilities, kept, strict=True) if k), reverse=True)
+    inside = sorted(
+        (p for p, k in zip(probabilities, kept, strict=True) if k), reverse=True
+    )
     outside = [p for p, k in zip(probabilities, kept, strict=True) if not k]
     likeliest = not outside or min(inside) >= max(outside)
     return likeliest and sum(inside) >= 0.9 and sum(inside) - inside[-1] < 0.9
@@ -103,5 +132,9 @@ def nucleus_size_varies(sizes):
     "language_model: With the embedding at 0.02, the untrained tied model starts no worse than the untied one: its "
     "logits are less spread and its loss is no higher",
 )
-def small_start_starts_like_the_untied_model(small_spread, small_bits, spreads, first_bits):
-    return small_spread < spreads["untied"] and small_bits <= first_bits["untied"]
+def small_start_starts_like_the_untied_model(
+    small_spread, small_bits, spreads, first_bits
+):
+    return (
+        small_spread < spreads["untied"] and small_bits <= first_bits["untied"]
+    )

@@ -7,10 +7,15 @@ import math
 from types import ModuleType
 
 import torch
-
 from tutorial_code import language_model
 from tutorial_tools.exercises.checks import Wrong
-from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, shape
+from tutorial_tools.exercises.common import (
+    Grader,
+    call_on_copies,
+    expect_same,
+    generator,
+    shape,
+)
 
 NATS = "that is in nats: divide by ln 2 (or use log2) to count bits"
 UNSMOOTHED = "a character the training text never shows got probability 0 (infinite bits): add one to every count"
@@ -30,7 +35,9 @@ def _number(value: object, what: str) -> torch.Tensor:
     try:
         return torch.tensor(float(value), dtype=torch.float64)
     except (TypeError, ValueError):
-        raise Wrong(f"{what} should be a number, got {type(value).__name__}") from None
+        raise Wrong(
+            f"{what} should be a number, got {type(value).__name__}"
+        ) from None
 
 
 def _check_unigram(learner: ModuleType) -> None:
@@ -45,31 +52,64 @@ def _check_unigram(learner: ModuleType) -> None:
              "sum to 1"),
         ]  # fmt: skip
         what = f"the unigram bits per character ({len(train)} training ids, vocabulary of {vocab_size})"
-        got = _number(call_on_copies(learner.unigram_bpc, train, held_out, vocab_size), what)
-        expect_same(got, torch.tensor(expected, dtype=torch.float64), what, mistakes, atol=1e-6)
+        got = _number(
+            call_on_copies(learner.unigram_bpc, train, held_out, vocab_size),
+            what,
+        )
+        expect_same(
+            got,
+            torch.tensor(expected, dtype=torch.float64),
+            what,
+            mistakes,
+            atol=1e-6,
+        )
 
 
 def _check_bigram(learner: ModuleType) -> None:
     for train, held_out, vocab_size in _language_data():
         expected = language_model.bigram_bpc(train, held_out, vocab_size)
         pairs = train[:-1] * vocab_size + train[1:]
-        counts = torch.bincount(pairs, minlength=vocab_size**2).double().view(vocab_size, vocab_size) + 1
-        by_column = -torch.log2(counts / counts.sum(dim=0, keepdim=True))[held_out[:-1], held_out[1:]].mean()
+        counts = (
+            torch.bincount(pairs, minlength=vocab_size**2)
+            .double()
+            .view(vocab_size, vocab_size)
+            + 1
+        )
+        by_column = -torch.log2(counts / counts.sum(dim=0, keepdim=True))[
+            held_out[:-1], held_out[1:]
+        ].mean()
         mistakes = [
             (torch.tensor(expected * math.log(2)), NATS),
-            (lambda got: bool(torch.isinf(got)), UNSMOOTHED.replace("character", "pair of characters")),
-            (by_column, "normalize each row: P(next | previous) sums to 1 over the next character"),
+            (
+                lambda got: bool(torch.isinf(got)),
+                UNSMOOTHED.replace("character", "pair of characters"),
+            ),
+            (
+                by_column,
+                "normalize each row: P(next | previous) sums to 1 over the next character",
+            ),
         ]
         what = f"the bigram bits per character ({len(train)} training ids, vocabulary of {vocab_size})"
-        got = _number(call_on_copies(learner.bigram_bpc, train, held_out, vocab_size), what)
-        expect_same(got, torch.tensor(expected, dtype=torch.float64), what, mistakes, atol=1e-6)
+        got = _number(
+            call_on_copies(learner.bigram_bpc, train, held_out, vocab_size),
+            what,
+        )
+        expect_same(
+            got,
+            torch.tensor(expected, dtype=torch.float64),
+            what,
+            mistakes,
+            atol=1e-6,
+        )
 
 
 UNIGRAM: Grader = [("unigram bits per character", _check_unigram)]
 BIGRAM: Grader = [("bigram bits per character", _check_bigram)]
 
 
-def _cut(logits: torch.Tensor, outside: torch.Tensor, fill: float = float("-inf")) -> torch.Tensor:
+def _cut(
+    logits: torch.Tensor, outside: torch.Tensor, fill: float = float("-inf")
+) -> torch.Tensor:
     return logits.masked_fill(outside, fill)
 
 
@@ -83,9 +123,9 @@ def _top_p_mistakes(logits: torch.Tensor, top_p: float) -> list:
     crossing = (running >= top_p).scatter(-1, order, running >= top_p)
     unsorted = probabilities.cumsum(dim=-1) - probabilities >= top_p
     ascending_p, ascending = probabilities.sort(dim=-1)
-    smallest_first = (ascending_p.cumsum(dim=-1) - ascending_p >= top_p).scatter(
-        -1, ascending, ascending_p.cumsum(dim=-1) - ascending_p >= top_p
-    )
+    smallest_first = (
+        ascending_p.cumsum(dim=-1) - ascending_p >= top_p
+    ).scatter(-1, ascending, ascending_p.cumsum(dim=-1) - ascending_p >= top_p)
     return [
         (_cut(logits, crossing), "the token whose probability makes the sum reach p belongs to the nucleus: "
                                  "compare p with the sum of the tokens before each token, not including it"),
@@ -107,10 +147,17 @@ def _check_top_p(learner: ModuleType) -> None:
         what = f"top_p_filter of logits of shape {shape(logits)} with top_p={top_p}"
         got = call_on_copies(learner.top_p_filter, logits, top_p)
         expected = language_model.top_p_filter(logits, top_p)
-        expect_same(got, expected, what, lambda logits=logits, top_p=top_p: _top_p_mistakes(logits, top_p))
+        expect_same(
+            got,
+            expected,
+            what,
+            lambda logits=logits, top_p=top_p: _top_p_mistakes(logits, top_p),
+        )
     logits = torch.randn(2, 10, generator=g)
     got = call_on_copies(learner.top_p_filter, logits, 1.0)
-    expect_same(got, logits, "top_p_filter with top_p=1.0, which keeps every token")
+    expect_same(
+        got, logits, "top_p_filter with top_p=1.0, which keeps every token"
+    )
     got = call_on_copies(learner.top_p_filter, logits, 1e-4)
     tiny = language_model.top_p_filter(logits, 1e-4)
     expect_same(got, tiny, "top_p_filter with top_p=1e-4, which keeps the likeliest token only",

@@ -6,7 +6,9 @@ grader must give (tests/unit/test_exercises.py)."""
 
 from tutorial_tools.exercises.exercise import Exercise
 
-LOCAL_IMPORTS = "import torch\n\nfrom tutorial_code.validation import check_counts\n"
+LOCAL_IMPORTS = (
+    "import torch\n\nfrom tutorial_code.validation import check_counts\n"
+)
 
 EXERCISES = [
     Exercise(
@@ -14,7 +16,8 @@ EXERCISES = [
         "local_attention",
         "Implement the band mask",
         "Return the (T, T) boolean mask that lets query t attend to itself and the window - 1 keys before it, "
-        "or, when not causal, to the keys less than window positions away on either side.",
+        "or, when not causal, to the keys less than window positions away on either side. "
+        "Raise a ValueError for a window or a length below 1, and a TypeError for a window that is not an int.",
         "tutorial_code.local_attention",
         ("band_mask",),
         "BAND_MASK",

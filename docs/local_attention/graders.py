@@ -5,7 +5,6 @@ from __future__ import annotations
 from types import ModuleType
 
 import torch
-
 from tutorial_code import local_attention
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_tools.exercises.checks import Wrong, expect_error
@@ -19,7 +18,15 @@ from tutorial_tools.exercises.common import (
 )
 
 # (T, window, causal): the usual sizes, a window of 1, a window wider than the sequence, one position, centred ones.
-BAND_CASES = [(8, 3, True), (10, 1, True), (12, 4, True), (6, 9, True), (1, 2, True), (9, 2, False), (11, 3, False)]
+BAND_CASES = [
+    (8, 3, True),
+    (10, 1, True),
+    (12, 4, True),
+    (6, 9, True),
+    (1, 2, True),
+    (9, 2, False),
+    (11, 3, False),
+]
 
 TOO_WIDE = "one key too many: the window holds `window` keys, the query's own included, so keep distance < window"
 TOO_NARROW = "one key too few: the query's own position (distance 0) is one of the `window` keys"
@@ -35,13 +42,24 @@ NOT_CENTRED = "with causal=False the window is centred: keys less than `window` 
 
 def _band_mistakes(T: int, window: int, causal: bool) -> list:
     expected = local_attention.band_mask(T, window, causal=causal)
-    mistakes = [(local_attention.band_mask(T, window + 1, causal=causal), TOO_WIDE)]
+    mistakes = [
+        (local_attention.band_mask(T, window + 1, causal=causal), TOO_WIDE)
+    ]
     if window > 1:
-        mistakes.append((local_attention.band_mask(T, window - 1, causal=causal), TOO_NARROW))
+        mistakes.append(
+            (
+                local_attention.band_mask(T, window - 1, causal=causal),
+                TOO_NARROW,
+            )
+        )
     if causal:
-        shifted = local_attention.band_mask(T, window + 1) & ~torch.eye(T, dtype=torch.bool)
+        shifted = local_attention.band_mask(T, window + 1) & ~torch.eye(
+            T, dtype=torch.bool
+        )
         mistakes += [(expected.T, WRONG_SIDE), (shifted, SHIFTED)]
-        mistakes.append((local_attention.band_mask(T, window, causal=False), NOT_CAUSAL))
+        mistakes.append(
+            (local_attention.band_mask(T, window, causal=False), NOT_CAUSAL)
+        )
     else:
         mistakes.append((local_attention.band_mask(T, window), NOT_CENTRED))
     return [*mistakes, (~expected, FLIPPED)]
@@ -52,7 +70,12 @@ def _check_band(learner: ModuleType) -> None:
         what = f"band_mask({T}, {window}, causal={causal})"
         expected = local_attention.band_mask(T, window, causal=causal)
         mistakes = _band_mistakes(T, window, causal)
-        expect_same(learner.band_mask(T, window, causal=causal), expected, what, mistakes)
+        expect_same(
+            learner.band_mask(T, window, causal=causal),
+            expected,
+            what,
+            mistakes,
+        )
 
 
 def _check_band_default(learner: ModuleType) -> None:
@@ -67,7 +90,10 @@ def _check_band_device(learner: ModuleType) -> None:
         what = f"band_mask(6, 2, device={device!r})"
         got = learner.band_mask(6, 2, device=device)
         if isinstance(got, torch.Tensor) and got.device != torch.device(META):
-            raise Wrong(f"{what}: the mask is on the device {got.device}", "create it on the device asked for")
+            raise Wrong(
+                f"{what}: the mask is on the device {got.device}",
+                "create it on the device asked for",
+            )
         expect_kind(got, local_attention.band_mask(6, 2, device=device), what)
 
 
@@ -78,18 +104,30 @@ def _check_band_errors(learner: ModuleType) -> None:
         ("a length of 0", (0, 2), ValueError),
         ("a window of 2.5", (5, 2.5), TypeError),
     ]:
-        expect_error(lambda args=args: learner.band_mask(*args), (error,), f"band_mask{args}: {what}")
+        expect_error(
+            lambda args=args: learner.band_mask(*args),
+            (error,),
+            f"band_mask{args}: {what}",
+        )
 
 
 BAND_MASK: Grader = [
-    ("band_mask for several lengths and windows, causal and centred", _check_band),
+    (
+        "band_mask for several lengths and windows, causal and centred",
+        _check_band,
+    ),
     ("causal by default", _check_band_default),
     ("the mask on the device asked for", _check_band_device),
     ("an error for a window below 1 or not an int", _check_band_errors),
 ]
 
 # (window, (B, h), steps): how many new positions each append gives; the total is the sequence length.
-CACHE_CASES = [(4, (1, 2), (1,) * 11), (3, (2, 1), (2, 1, 4, 1, 1, 3)), (1, (1, 1), (1,) * 5), (6, (1, 3), (1, 2, 1))]
+CACHE_CASES = [
+    (4, (1, 2), (1,) * 11),
+    (3, (2, 1), (2, 1, 4, 1, 1, 3)),
+    (1, (1, 1), (1,) * 5),
+    (6, (1, 3), (1, 2, 1)),
+]
 KEEPS_ONE_MORE = "the cache keeps window + 1 positions: keep the last `window`, key[..., -self.window :, :]"
 KEEPS_ONE_FEWER = "the cache keeps window - 1 positions: the new query's own key is one of the `window` it sees"
 KEEPS_THE_OLDEST = "the cache keeps the oldest positions: the newest are at the end, key[..., -self.window :, :]"
@@ -101,7 +139,9 @@ RETURNS_KEPT = (
 RETURNS_NEW = "append returned only the new keys: join them after the kept ones, torch.cat([self.keys, key], dim=-2)"
 
 
-def _sequence(batch: tuple[int, int], T: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _sequence(
+    batch: tuple[int, int], T: int, seed: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     g = generator(seed)
     q, k = (torch.randn(*batch, T, 4, generator=g) for _ in range(2))
     return q, k, torch.randn(*batch, T, 3, generator=g)
@@ -110,8 +150,14 @@ def _sequence(batch: tuple[int, int], T: int, seed: int) -> tuple[torch.Tensor, 
 def _kept_mistakes(k: torch.Tensor, end: int, window: int) -> list:
     mistakes = [(k[..., max(0, end - window - 1) : end, :], KEEPS_ONE_MORE)]
     if window > 1:
-        mistakes.append((k[..., max(0, end - window + 1) : end, :], KEEPS_ONE_FEWER))
-    return [*mistakes, (k[..., :window, :], KEEPS_THE_OLDEST), (k[..., :end, :], KEEPS_ALL)]
+        mistakes.append(
+            (k[..., max(0, end - window + 1) : end, :], KEEPS_ONE_FEWER)
+        )
+    return [
+        *mistakes,
+        (k[..., :window, :], KEEPS_THE_OLDEST),
+        (k[..., :end, :], KEEPS_ALL),
+    ]
 
 
 def _check_append(learner: ModuleType) -> None:
@@ -122,18 +168,42 @@ def _check_append(learner: ModuleType) -> None:
         for n in steps:
             end = start + n
             what = f"window {window}, after positions {start}-{end - 1} were appended ({n} at once)"
-            returned = call_on_copies(cache.append, k[..., start:end, :], v[..., start:end, :])
+            returned = call_on_copies(
+                cache.append, k[..., start:end, :], v[..., start:end, :]
+            )
             if not isinstance(returned, tuple) or len(returned) != 2:
-                raise Wrong(f"{what}: append returned {type(returned).__name__}, not (keys, values)")
-            joined = k[..., max(0, start - window) : end, :]  # the kept ones before, then the new ones
+                raise Wrong(
+                    f"{what}: append returned {type(returned).__name__}, not (keys, values)"
+                )
+            joined = k[
+                ..., max(0, start - window) : end, :
+            ]  # the kept ones before, then the new ones
             mistakes = [(k[..., start:end, :], RETURNS_NEW)]
             if isinstance(cache.keys, torch.Tensor):
                 mistakes.append((cache.keys, RETURNS_KEPT))
-            expect_same(returned[0], joined, f"{what}: the keys append returned", mistakes)
-            expect_same(returned[1], v[..., max(0, start - window) : end, :], f"{what}: the values append returned")
+            expect_same(
+                returned[0],
+                joined,
+                f"{what}: the keys append returned",
+                mistakes,
+            )
+            expect_same(
+                returned[1],
+                v[..., max(0, start - window) : end, :],
+                f"{what}: the values append returned",
+            )
             kept = k[..., max(0, end - window) : end, :]
-            expect_same(cache.keys, kept, f"{what}: cache.keys", _kept_mistakes(k, end, window))
-            expect_same(cache.values, v[..., max(0, end - window) : end, :], f"{what}: cache.values")
+            expect_same(
+                cache.keys,
+                kept,
+                f"{what}: cache.keys",
+                _kept_mistakes(k, end, window),
+            )
+            expect_same(
+                cache.values,
+                v[..., max(0, end - window) : end, :],
+                f"{what}: cache.values",
+            )
             if cache.length != end:
                 raise Wrong(f"{what}: cache.length is {cache.length}, expected {end}",
                             "add the number of new positions, key.size(-2), to self.length")  # fmt: skip
@@ -144,12 +214,16 @@ def _check_attention(learner: ModuleType) -> None:
     for seed, (window, batch, steps) in enumerate(CACHE_CASES):
         T = sum(steps)
         q, k, v = _sequence(batch, T, seed + 10)
-        full, _ = scaled_dot_product_attention(q, k, v, local_attention.band_mask(T, window))
+        full, _ = scaled_dot_product_attention(
+            q, k, v, local_attention.band_mask(T, window)
+        )
         cache, start = learner.SlidingWindowCache(window), 0
         for n in steps:
             part = slice(start, start + n)
             what = f"attention of positions {start}-{start + n - 1} (window {window}) with your cache"
-            got = local_attention.sliding_window_step(q[..., part, :], k[..., part, :], v[..., part, :], cache)
+            got = local_attention.sliding_window_step(
+                q[..., part, :], k[..., part, :], v[..., part, :], cache
+            )
             expect_same(got, full[..., part, :], what, atol=1e-5)
             start += n
 
@@ -159,12 +233,26 @@ def _check_cache_device(learner: ModuleType) -> None:
     for n in (1, 3):
         new = torch.zeros(1, 2, n, 4, device=META)
         keys, _ = cache.append(new, new)
-        expect_kind(cache.keys, torch.zeros(1, 2, 2 if n == 3 else 1, 4, device=META), "cache.keys on another device")
-        expect_kind(keys, torch.zeros(1, 2, 4 if n == 3 else 1, 4, device=META), "the keys append returned")
+        expect_kind(
+            cache.keys,
+            torch.zeros(1, 2, 2 if n == 3 else 1, 4, device=META),
+            "cache.keys on another device",
+        )
+        expect_kind(
+            keys,
+            torch.zeros(1, 2, 4 if n == 3 else 1, 4, device=META),
+            "the keys append returned",
+        )
 
 
 SLIDING_WINDOW_CACHE: Grader = [
-    ("append keeps the last window and returns what the new queries need", _check_append),
-    ("attention with your cache equals full attention under the band mask", _check_attention),
+    (
+        "append keeps the last window and returns what the new queries need",
+        _check_append,
+    ),
+    (
+        "attention with your cache equals full attention under the band mask",
+        _check_attention,
+    ),
     ("the cache on the inputs' device", _check_cache_device),
 ]

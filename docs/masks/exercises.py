@@ -11,7 +11,7 @@ EXERCISES = [
         "causal-mask",
         "masks",
         "Implement the causal mask",
-        "Return the (T, T) boolean mask that lets position t attend to positions 0..t.",
+        "Return the (T, T) boolean mask that lets position t attend to positions 0..t. Raise a ValueError for a length below 1.",
         "tutorial_code.masks",
         ("causal_mask",),
         "CAUSAL_MASK",
@@ -22,7 +22,7 @@ EXERCISES = [
         "padding-mask",
         "masks",
         "Implement the padding mask",
-        "Return the (B, 1, 1, T) mask that hides the padding after each sequence's real tokens.",
+        "Return the (B, 1, 1, T) mask that hides the padding after each sequence's real tokens. Raise a TypeError for lengths that are not integers, and a ValueError for lengths not of shape (B,), a negative length or one above max_len.",
         "tutorial_code.masks",
         ("describe", "padding_mask"),
         "PADDING_MASK",
@@ -36,7 +36,10 @@ EXERCISES = [
         "tutorial_code.attention",
         ("checks", "scaled_dot_product_attention"),
         "ATTENTION",
-        bug=('scores.masked_fill(~mask, float("-inf"))', 'scores.masked_fill(mask, float("-inf"))'),
+        bug=(
+            'scores.masked_fill(~mask, float("-inf"))',
+            'scores.masked_fill(mask, float("-inf"))',
+        ),
     ),
 ]
 

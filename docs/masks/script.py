@@ -1,8 +1,9 @@
 # %% [markdown]
 # # 3. Masks
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial masks` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial masks` (options: `--help`).
 
 
 # %%
@@ -10,7 +11,6 @@
 import torch
 import torch.nn.functional as F
 from torch import nn
-
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import (
     causal_mask,
@@ -31,7 +31,8 @@ SEED = 0  # seed of the random weights and inputs
 
 # %%
 # --8<-- [start:padding_by_hand]
-lengths = torch.tensor([3, 2])  # real tokens in each of 2 sequences, padded to T = 5
+# real tokens in each of 2 sequences, padded to T = 5
+lengths = torch.tensor([3, 2])
 positions = torch.arange(5)  # (T,)
 keep = positions[None, :] < lengths[:, None]  # (B, T): True for a real token
 print(keep)
@@ -40,10 +41,12 @@ print(keep)
 
 # %%
 # --8<-- [start:padding]
-tokens = torch.tensor([[5, 8, 3, 0, 0], [7, 2, 0, 0, 0]])  # 0 is the padding token
+# 0 is the padding token
+tokens = torch.tensor([[5, 8, 3, 0, 0], [7, 2, 0, 0, 0]])
 mask = padding_mask_from_tokens(tokens, pad_id=0)  # (B, 1, 1, T)
 print("mask shape:", tuple(mask.shape))
-from_lengths = padding_mask(lengths, max_len=5)  # the same mask, from the lengths
+# the same mask, from the lengths
+from_lengths = padding_mask(lengths, max_len=5)
 print("same as from lengths:", torch.equal(mask, from_lengths))
 torch.manual_seed(SEED)
 x = torch.randn(2, 1, 5, 4)  # (B, h=1, T, d_k)
@@ -56,19 +59,31 @@ print(weights[1, 0])
 # %%
 # --8<-- [start:causal]
 print(causal_mask(5).int())
-combined = causal_mask(5) & from_lengths  # (5, 5) & (B, 1, 1, 5) -> (B, 1, 5, 5)
+# (5, 5) & (B, 1, 1, 5) -> (B, 1, 5, 5)
+combined = causal_mask(5) & from_lengths
 print("causal and padding together:", tuple(combined.shape))
 # --8<-- [end:causal]
 
 
 # %%
 # --8<-- [start:mask_maps_figure]
-from tutorial_code.diagrams_attention import mask_maps
+from tutorial_code.diagrams.attention import mask_maps
 
-left_padded = torch.tensor([False, False, True, True, True])  # 2 padding tokens, then 3 real
+# 2 padding tokens, then 3 real
+left_padded = torch.tensor([False, False, True, True, True])
 fig = mask_maps(
-    [from_lengths[1, 0].expand(5, 5), causal_mask(5), combined[1, 0], causal_mask(5) & left_padded],
-    ["padding: 2 real tokens", "causal", "causal & padding", "causal & left padding"],
+    [
+        from_lengths[1, 0].expand(5, 5),
+        causal_mask(5),
+        combined[1, 0],
+        causal_mask(5) & left_padded,
+    ],
+    [
+        "padding: 2 real tokens",
+        "causal",
+        "causal & padding",
+        "causal & left padding",
+    ],
 )
 # --8<-- [end:mask_maps_figure]
 
@@ -83,7 +98,8 @@ merged = merge_masks(causal_mask(5), is_real, query=x, key=x)
 print("merged:", tuple(merged.shape))
 print("same as causal & padding:", torch.equal(merged, combined))
 try:
-    merge_masks(is_real, None, query=x, key=x)  # the padding mask passed as `mask`
+    # the padding mask passed as `mask`
+    merge_masks(is_real, None, query=x, key=x)
 except ValueError as error:
     refused = str(error)
 print("ValueError:", refused)
@@ -93,7 +109,8 @@ print("ValueError:", refused)
 # %%
 # --8<-- [start:minus_inf]
 scores = torch.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, 0.0]])
-blocked = torch.tensor([[False, False, True], [True, True, True]])  # row 1: all blocked
+# row 1: all blocked
+blocked = torch.tensor([[False, False, True], [True, True, True]])
 with_inf = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)
 with_large = torch.softmax(scores.masked_fill(blocked, -1e4), dim=-1)
 print("softmax with -inf:", with_inf)
@@ -106,20 +123,26 @@ print("softmax with -1e4:", with_large)
 torch.manual_seed(SEED)
 B, T, d = 2, 4, 8
 x = torch.randn(B, 1, T, d)  # (B, h=1, T, d_k): one head
-keep = padding_mask(torch.tensor([4, 0]), max_len=T)  # sequence 1 is all padding
+# sequence 1 is all padding
+keep = padding_mask(torch.tensor([4, 0]), max_len=T)
 ours, _ = scaled_dot_product_attention(x, x, x, mask=keep)
 theirs = F.scaled_dot_product_attention(x, x, x, attn_mask=keep)
 outputs = {"scaled_dot_product_attention (this site)": ours}
 outputs["F.scaled_dot_product_attention"] = theirs
-# PyTorch's layer takes (B, T, d) and a (B, T) mask, True = blocked. Its biases start
-# at 0, so a zero attention output stays zero.
+# PyTorch's layer takes (B, T, d) and a (B, T) mask, True = blocked. Its biases
+# start at 0, so a zero attention output stays zero.
 layer = nn.MultiheadAttention(d, num_heads=2, batch_first=True)
-seq, blocked = x[:, 0], to_torch_multihead_mask(keep[:, 0, 0])  # (B, T, d), (B, T)
+# (B, T, d), (B, T)
+seq, blocked = (x[:, 0], to_torch_multihead_mask(keep[:, 0, 0]))
 for need in (True, False):  # need_weights=True is the default
-    output, _ = layer(seq, seq, seq, key_padding_mask=blocked, need_weights=need)
+    output, _ = layer(
+        seq, seq, seq, key_padding_mask=blocked, need_weights=need
+    )
     outputs[f"nn.MultiheadAttention, need_weights={need}"] = output
 with torch.inference_mode():  # eval() without autograd: PyTorch's "fast path"
-    fast, _ = layer.eval()(seq, seq, seq, key_padding_mask=blocked, need_weights=False)
+    fast, _ = layer.eval()(
+        seq, seq, seq, key_padding_mask=blocked, need_weights=False
+    )
 outputs["nn.MultiheadAttention, eval() fast path"] = fast
 
 

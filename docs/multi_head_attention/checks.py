@@ -6,17 +6,26 @@ from sitebuild.claims import Checks
 checks = Checks()
 
 
-@checks.after("lesson_module", "multi_head_attention: gives the same output as the complete module")
+@checks.after(
+    "lesson_module",
+    "multi_head_attention: gives the same output as the complete module",
+)
 def lesson_module_gives_the_same_output(lesson_difference):
     return 0 <= lesson_difference < 1e-6
 
 
-@checks.after("hand_loop", "multi_head_attention: the loss falls below that of always answering the mean target")
+@checks.after(
+    "hand_loop",
+    "multi_head_attention: the loss falls below that of always answering the mean target",
+)
 def hand_loop_beats_the_mean(losses, target_variance):
     return losses[-1] < target_variance < losses[0]
 
 
-@checks.after("concat_only", "multi_head_attention: its held-out error ends below a tenth of the target's variance")
+@checks.after(
+    "concat_only",
+    "multi_head_attention: its held-out error ends below a tenth of the target's variance",
+)
 def model_without_w_o_still_learns(held_out_mse, target_variance):
     return 0 <= held_out_mse["heads only concatenated"] < 0.1 * target_variance
 
@@ -32,7 +41,10 @@ def distance_from_even(share: list[list[float]]) -> float:
     return sum(abs(value - 1 / len(share[0])) for value in values) / len(values)
 
 
-@checks.after("w_o_blocks", "multi_head_attention: A randomly initialised $W_O$ already draws on every head")
+@checks.after(
+    "w_o_blocks",
+    "multi_head_attention: A randomly initialised $W_O$ already draws on every head",
+)
 def randomly_initialised_w_o_already_draws(shares):
     # every output feature reads every head with at least 10 %, each share close to an even quarter
     before = shares["before training"]
@@ -40,16 +52,26 @@ def randomly_initialised_w_o_already_draws(shares):
 
 
 @checks.after(
-    "w_o_blocks", "multi_head_attention: training leaves the shares about as even as the initialisation made them"
+    "w_o_blocks",
+    "multi_head_attention: training leaves the shares about as even as the initialisation made them",
 )
 def training_leaves_shares_about_even_initialisation(shares):
     before, after = shares["before training"], shares["after training"]
-    return reads_every_head(after) and abs(distance_from_even(after) - distance_from_even(before)) < 0.01
+    return (
+        reads_every_head(after)
+        and abs(distance_from_even(after) - distance_from_even(before)) < 0.01
+    )
 
 
-def heads_on(digit: str, top_key: list[list[int]], labels: list[str]) -> list[int]:
+def heads_on(
+    digit: str, top_key: list[list[int]], labels: list[str]
+) -> list[int]:
     """The heads whose every query puts its largest weight on a key holding `digit`."""
-    return [head for head, keys in enumerate(top_key) if all(labels[key] == digit for key in keys)]
+    return [
+        head
+        for head, keys in enumerate(top_key)
+        if all(labels[key] == digit for key in keys)
+    ]
 
 
 @checks.after(
@@ -58,7 +80,9 @@ def heads_on(digit: str, top_key: list[list[int]], labels: list[str]) -> list[in
     "the two 1s",
 )
 def a_head_on_the_nine_and_another_on_the_ones(top_key, labels):
-    return bool(heads_on("9", top_key, labels)) and bool(heads_on("1", top_key, labels))
+    return bool(heads_on("9", top_key, labels)) and bool(
+        heads_on("1", top_key, labels)
+    )
 
 
 @checks.after(
@@ -67,7 +91,9 @@ def a_head_on_the_nine_and_another_on_the_ones(top_key, labels):
     "never pick the same key do not",
 )
 def heads_picking_the_same_keys_correlate(same_top, correlation, num_queries):
-    agreeing = [pair for pair, count in same_top.items() if count == num_queries]
+    agreeing = [
+        pair for pair, count in same_top.items() if count == num_queries
+    ]
     never = [pair for pair, count in same_top.items() if count == 0]
     strongly = 0.8  # a correlation of the two maps above this is strong
     return (
@@ -77,6 +103,9 @@ def heads_picking_the_same_keys_correlate(same_top, correlation, num_queries):
     )
 
 
-@checks.after("heads_loop", "multi_head_attention: The loop gives the same heads, to float rounding")
+@checks.after(
+    "heads_loop",
+    "multi_head_attention: The loop gives the same heads, to float rounding",
+)
 def loop_gives_the_same_heads(loop_difference):
     return loop_difference < 1e-6

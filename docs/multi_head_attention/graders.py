@@ -8,7 +8,6 @@ from types import ModuleType
 
 import torch
 from torch import nn
-
 from tutorial_code import multi_head
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask, padding_mask
@@ -43,18 +42,31 @@ def _check_split(learner: ModuleType) -> None:
         d_k = d_model // h
         mistakes = [
             (x.reshape(batch, h, length, d_k), NO_TRANSPOSE),
-            (x.view(batch, length, d_k, h).permute(0, 3, 1, 2), FEATURES_BY_HEAD),
+            (
+                x.view(batch, length, d_k, h).permute(0, 3, 1, 2),
+                FEATURES_BY_HEAD,
+            ),
         ]
         expected = multi_head.split_heads(x, h)
-        expect_same(call_on_copies(learner.split_heads, x, h), expected, f"split_heads(x of {shape(x)}, {h})", mistakes)
+        expect_same(
+            call_on_copies(learner.split_heads, x, h),
+            expected,
+            f"split_heads(x of {shape(x)}, {h})",
+            mistakes,
+        )
 
 
 def _check_combine(learner: ModuleType) -> None:
     for seed, (batch, length, d_model, h) in enumerate(SIZES):
-        heads = torch.randn(batch, h, length, d_model // h, generator=generator(seed))
+        heads = torch.randn(
+            batch, h, length, d_model // h, generator=generator(seed)
+        )
         mistakes = [
             (heads.reshape(batch, length, d_model), NO_TRANSPOSE),
-            (heads.permute(0, 2, 3, 1).reshape(batch, length, d_model), FEATURES_BY_HEAD),
+            (
+                heads.permute(0, 2, 3, 1).reshape(batch, length, d_model),
+                FEATURES_BY_HEAD,
+            ),
         ]
         expected = multi_head.combine_heads(heads)
         expect_same(call_on_copies(learner.combine_heads, heads), expected, f"combine_heads(x of {shape(heads)})",
@@ -80,11 +92,19 @@ def _attend_by_hand(reference, query, key, value, mask) -> torch.Tensor:
     h = reference.num_heads
     Q, K, V = (multi_head.split_heads(w(x), h) for w, x in zip(
         (reference.W_Q, reference.W_K, reference.W_V), (query, key, value), strict=True))  # fmt: skip
-    return multi_head.combine_heads(scaled_dot_product_attention(Q, K, V, mask)[0])
+    return multi_head.combine_heads(
+        scaled_dot_product_attention(Q, K, V, mask)[0]
+    )
 
 
 @torch.no_grad()
-def _mistakes(reference: nn.Module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask) -> list:
+def _mistakes(
+    reference: nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask,
+) -> list:
     """What the usual slips give, from the reference's weights."""
     mistakes = [
         (_attend_by_hand(reference, query, key, value, mask),
@@ -95,48 +115,84 @@ def _mistakes(reference: nn.Module, query: torch.Tensor, key: torch.Tensor, valu
         (reference(query, value, key, mask=mask)[0], "key and value are swapped: K = W_K(key), V = W_V(value)"),
     ]  # fmt: skip
     if query.size(1) == key.size(1):
-        mistakes.append((reference(query, mask=mask)[0], "keys and values come from `key` and `value`, not `query`"))
+        mistakes.append(
+            (
+                reference(query, mask=mask)[0],
+                "keys and values come from `key` and `value`, not `query`",
+            )
+        )
     return mistakes
 
 
 def _cases() -> list[tuple[int, int, int, int, torch.Tensor]]:
     """(d_model, h, B, T_q, mask): cross-attention from 4 queries to 6 keys under a padding mask; one sequence of
     odd length, with other widths, under a causal mask."""
-    return [(12, 3, 2, 4, padding_mask(torch.tensor([6, 3]))), (8, 4, 1, 7, causal_mask(7))]
+    return [
+        (12, 3, 2, 4, padding_mask(torch.tensor([6, 3]))),
+        (8, 4, 1, 7, causal_mask(7)),
+    ]
 
 
 def _check_multi_head(learner: ModuleType) -> None:
     for seed, (d_model, h, batch, t_q, mask) in enumerate(_cases()):
         torch.manual_seed(seed)
-        reference = perturbed(multi_head.MultiHeadAttention(d_model, h), seed).eval()
+        reference = perturbed(
+            multi_head.MultiHeadAttention(d_model, h), seed
+        ).eval()
         ours = twin(learner.MultiHeadAttention, reference, d_model, h)
         g = generator(seed)
         t_k = mask.size(-1)
-        query, key, value = (torch.randn(batch, t, d_model, generator=g) for t in (t_q, t_k, t_k))  # all different
+        query, key, value = (
+            torch.randn(batch, t, d_model, generator=g) for t in (t_q, t_k, t_k)
+        )  # all different
         with torch.no_grad():
             expected, expected_weights = reference(query, key, value, mask=mask)
             output, weights = call_on_copies(ours, query, key, value, mask=mask)
         what = f"query {shape(query)}, key and value {shape(key)} (different tensors), a mask of shape {shape(mask)}"
-        expect_same(output, expected, f"the output for {what}", partial(_mistakes, reference, query, key, value, mask))
+        expect_same(
+            output,
+            expected,
+            f"the output for {what}",
+            partial(_mistakes, reference, query, key, value, mask),
+        )
         expect_same(weights, expected_weights, f"the weights for {what}")
         with torch.no_grad():
             self_output, _ = call_on_copies(ours, query)
             expected_self = reference(query)[0]
-        expect_same(self_output, expected_self, f"the output of self-attention on {shape(query)} (key, value left out)")
+        expect_same(
+            self_output,
+            expected_self,
+            f"the output of self-attention on {shape(query)} (key, value left out)",
+        )
 
 
 def _check_multi_head_dropout(learner: ModuleType) -> None:
     p = 0.25
     for seed, (d_model, h, batch, t_q, mask) in enumerate(_cases()):
         torch.manual_seed(seed)
-        reference = perturbed(multi_head.MultiHeadAttention(d_model, h, dropout=p), seed).train()
-        ours = twin(learner.MultiHeadAttention, reference, d_model, h, dropout=p)
+        reference = perturbed(
+            multi_head.MultiHeadAttention(d_model, h, dropout=p), seed
+        ).train()
+        ours = twin(
+            learner.MultiHeadAttention, reference, d_model, h, dropout=p
+        )
         g = generator(seed)
-        query, key, value = (torch.randn(batch, t, d_model, generator=g) for t in (t_q, mask.size(-1), mask.size(-1)))
+        query, key, value = (
+            torch.randn(batch, t, d_model, generator=g)
+            for t in (t_q, mask.size(-1), mask.size(-1))
+        )
         inputs = (query, key, value, mask)
-        got, expected = seeded(partial(call_on_copies, ours, *inputs)), seeded(partial(reference, *inputs))
+        got, expected = (
+            seeded(partial(call_on_copies, ours, *inputs)),
+            seeded(partial(reference, *inputs)),
+        )
         what = f"the output for query {shape(query)} in training, dropout = {p}, under the reference's random seed"
-        expect_same(got[0], expected[0], what, partial(_dropout_mistakes, reference, inputs, p))
+        expect_same(
+            got[0],
+            expected[0],
+            what,
+            partial(_dropout_mistakes, reference, inputs, p),
+        )
 
 
 def _dropout_mistakes(reference: nn.Module, inputs: tuple, p: float) -> list:
@@ -151,7 +207,11 @@ def _dropout_mistakes(reference: nn.Module, inputs: tuple, p: float) -> list:
 def _check_multi_head_error(learner: ModuleType) -> None:
     torch.manual_seed(0)
     layer = learner.MultiHeadAttention(12, 3)
-    expect_error(lambda: layer(torch.randn(2, 5, 10)), (ValueError,), "a query of width 10 for d_model = 12")
+    expect_error(
+        lambda: layer(torch.randn(2, 5, 10)),
+        (ValueError,),
+        "a query of width 10 for d_model = 12",
+    )
 
 
 MULTI_HEAD: Grader = [

@@ -1,15 +1,15 @@
 # %% [markdown]
 # # 4. Multi-head attention and W_O
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial multi-head-attention` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial multi-head-attention` (options: `--help`).
 
 
 # %%
 # --8<-- [start:setup]
 import torch
 from torch import nn
-
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import padding_mask
 from tutorial_code.multi_head import (
@@ -27,7 +27,8 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 500  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
+# where they train ("cuda": an NVIDIA GPU); models come back to the CPU
+DEVICE = "cpu"
 # --8<-- [end:parameters]
 
 
@@ -39,7 +40,8 @@ class MultiHeadSelfAttention(nn.Module):
     def __init__(self, d_model: int, num_heads: int) -> None:
         super().__init__()
         self.num_heads = num_heads
-        self.W_Q = nn.Linear(d_model, d_model)  # the queries of all heads at once
+        # the queries of all heads at once
+        self.W_Q = nn.Linear(d_model, d_model)
         self.W_K = nn.Linear(d_model, d_model)
         self.W_V = nn.Linear(d_model, d_model)
         self.W_O = nn.Linear(d_model, d_model)  # mixes the heads' results
@@ -89,7 +91,8 @@ print("same as the module:", torch.allclose(output, attention(x)[0]))
 from tutorial_code.multi_head import attend_head_by_head
 
 with torch.no_grad():
-    projected = attention.W_Q(x), attention.W_K(x), attention.W_V(x)  # (B, T, d_model)
+    # (B, T, d_model)
+    projected = (attention.W_Q(x), attention.W_K(x), attention.W_V(x))
     looped = attend_head_by_head(*projected, num_heads)
 loop_difference = (looped - concat).abs().max().item()
 print(f"largest difference, loop against batched heads: {loop_difference:.1e}")
@@ -98,10 +101,12 @@ print(f"largest difference, loop against batched heads: {loop_difference:.1e}")
 
 # %%
 # --8<-- [start:head_split]
-from tutorial_code.diagrams_heads import head_split_figure
+from tutorial_code.diagrams.heads import head_split_figure
 
 with torch.no_grad():  # the first sequence of the batch above
-    fig = head_split_figure(attention.W_Q(x)[0], Q[0], concat[0], attention.W_O.weight, output[0])
+    fig = head_split_figure(
+        attention.W_Q(x)[0], Q[0], concat[0], attention.W_O.weight, output[0]
+    )
 # --8<-- [end:head_split]
 
 
@@ -112,7 +117,8 @@ from tutorial_code.sum_task import make_batch
 numbers, targets = make_batch(3, generator=torch.Generator().manual_seed(SEED))
 print("numbers:", numbers)
 print("targets (sum / 10):", targets)
-target_variance = make_batch(100_000)[1].var().item()  # MSE of answering the mean
+# MSE of answering the mean
+target_variance = make_batch(100_000)[1].var().item()
 print(f"always answering the mean target gives an MSE of {target_variance:.3f}")
 # --8<-- [end:task]
 
@@ -133,14 +139,20 @@ print(f"loss at step 1: {losses[0]:.2f}; at step 100: {losses[-1]:.2f}")
 # --8<-- [start:concat_only]
 from tutorial_code.sum_task import train_sum_model, trained_sum_model
 
-with_w_o = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)  # trained once
+# trained once
+with_w_o = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
 torch.manual_seed(SEED)
 model = DigitModel()
 for layer in model.layers:
     layer.attention.W_O = nn.Identity()  # heads only concatenated: no mixing
-without_w_o = train_sum_model(steps=STEPS, seed=SEED, model=model, device=DEVICE)
+without_w_o = train_sum_model(
+    steps=STEPS, seed=SEED, model=model, device=DEVICE
+)
 held_out_mse = {}
-for name, trained in (("with W_O", with_w_o), ("heads only concatenated", without_w_o)):
+for name, trained in (
+    ("with W_O", with_w_o),
+    ("heads only concatenated", without_w_o),
+):
     parameters = sum(p.numel() for p in trained.model.parameters())
     held_out_mse[name] = mse = trained.eval_loss
     print(f"{name:>24}: {parameters:,} parameters, held-out MSE {mse:.4f}")
@@ -150,7 +162,8 @@ for name, trained in (("with W_O", with_w_o), ("heads only concatenated", withou
 # %%
 # --8<-- [start:w_o_blocks]
 def head_shares(W_O: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """How strongly output feature i reads head j: W_O's block (i, j), as a share."""
+    """How strongly output feature i reads head j: W_O's block (i, j), as a
+    share."""
     d_model = W_O.size(0)
     d_k = d_model // num_heads
     blocks = W_O.detach().view(d_model, num_heads, d_k)  # (d_model, h, d_k)
@@ -163,15 +176,22 @@ untrained = DigitModel()  # the weights that training started from
 h = untrained.layers[0].attention.num_heads
 shares = {
     "before training": head_shares(untrained.layers[0].attention.W_O.weight, h),
-    "after training": head_shares(with_w_o.model.layers[0].attention.W_O.weight, h),
+    "after training": head_shares(
+        with_w_o.model.layers[0].attention.W_O.weight, h
+    ),
 }
-print("share of each head in output features 0-5 of the first layer, after training:")
+print(
+    "share of each head in output features 0-5 of the first layer, "
+    "after training:"
+)
 print(shares["after training"][:6])
 for name, share in shares.items():
-    every_head = int((share > 0.10).all(dim=-1).sum())  # features that read every head
+    # features that read every head
+    every_head = int((share > 0.10).all(dim=-1).sum())
     distance = (share - 1 / h).abs().mean().item()  # how far from even
     print(
-        f"{name:>15}: {every_head} of {share.size(0)} output features read every "
+        f"{name:>15}: {every_head} of {share.size(0)} output features "
+        "read every "
         f"head with at least 10 %; mean distance from an even {1 / h:.0%}: "
         f"{distance:.3f}"
     )
@@ -180,28 +200,45 @@ for name, share in shares.items():
 
 # %%
 # --8<-- [start:sum_model_heads]
-from tutorial_code.plots import heatmaps
+from tutorial_code.diagrams.plots import heatmaps
 
 numbers = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
 with torch.no_grad():
-    _, weights = with_w_o.model.eval()(torch.tensor([numbers]))  # the model with W_O
+    # the model with W_O
+    _, weights = with_w_o.model.eval()(torch.tensor([numbers]))
 first_layer = weights[0][0]  # layer 0, sequence 0: (h, T, T)
 labels = [str(int(v)) for v in numbers]
 heads = [f"head {h}" for h in range(len(first_layer))]
-fig = heatmaps(list(first_layer), heads, labels, xlabel="key (digit)", ylabel="query (digit)")
-top_key = first_layer.argmax(dim=-1)  # (h, T): the key each query weighs most, per head
-sharpness = first_layer.max(dim=-1).values.mean(dim=-1)  # (h,): mean largest weight
+fig = heatmaps(
+    list(first_layer),
+    heads,
+    labels,
+    xlabel="key (digit)",
+    ylabel="query (digit)",
+)
+# (h, T): the key each query weighs most, per head
+top_key = first_layer.argmax(dim=-1)
+# (h,): mean largest weight
+sharpness = first_layer.max(dim=-1).values.mean(dim=-1)
 pairs = [(i, j) for i in range(len(heads)) for j in range(i + 1, len(heads))]
 same_top = {f"{i}-{j}": int((top_key[i] == top_key[j]).sum()) for i, j in pairs}
 num_queries = len(labels)
 correlation = {
-    f"{i}-{j}": torch.corrcoef(torch.stack([first_layer[i].flatten(), first_layer[j].flatten()]))[0, 1].item()
+    f"{i}-{j}": torch.corrcoef(
+        torch.stack([first_layer[i].flatten(), first_layer[j].flatten()])
+    )[0, 1].item()
     for i, j in pairs
 }
-print("| heads | queries whose largest weight falls on the same key | correlation of the two maps |")
+print(
+    "| heads | queries whose largest weight falls on the same key | "
+    "correlation of the two maps |"
+)
 print("|---|---|---|")
 for pair in same_top:
-    print(f"| {pair.replace('-', ' and ')} | {same_top[pair]} of {num_queries} | {correlation[pair]:.2f} |")
+    print(
+        f"| {pair.replace('-', ' and ')} | {same_top[pair]} of {num_queries} | "
+        f"{correlation[pair]:.2f} |"
+    )
 print()
 print(
     "Mean largest weight of a query, per head: "

@@ -1,8 +1,9 @@
 # %% [markdown]
 # # 14. Classifying and tagging variable-length sequences
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial padded-tasks` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial padded-tasks` (options: `--help`).
 
 
 # %%
@@ -11,7 +12,6 @@ import functools
 
 import torch
 import torch.nn.functional as F
-
 from tutorial_code.encoder import Encoder, EncoderClassifier
 from tutorial_code.padded_tasks import (
     IGNORE,
@@ -54,13 +54,20 @@ print(token_labels(batch))
 
 # %%
 # --8<-- [start:train]
-SIZES = {"d_model": 32, "num_heads": 4, "d_ff": 64, "num_layers": 1, "dropout": 0.0}
+SIZES = {
+    "d_model": 32,
+    "num_heads": 4,
+    "d_ff": 64,
+    "num_layers": 1,
+    "dropout": 0.0,
+}
 
 
 @functools.cache  # each seed and mask is trained once
 def trained_classifier(seed: int, masked: bool = True) -> PaddedResult:
     torch.manual_seed(seed)  # the initial weights
-    pad_id = PAD if masked else None  # None: padding is attended to and averaged in
+    # None: padding is attended to and averaged in
+    pad_id = PAD if masked else None
     encoder = Encoder(VOCAB_SIZE, **SIZES, pad_id=pad_id)
     classifier = EncoderClassifier(encoder, num_classes=2)
     return train_padded(classifier, sequence_labels, STEPS, seed, device=DEVICE)
@@ -69,7 +76,9 @@ def trained_classifier(seed: int, masked: bool = True) -> PaddedResult:
 result = trained_classifier(SEED)
 classifier = result.model
 first, last = result.losses[0], sum(result.losses[-20:]) / 20
-print(f"training loss: step 0 {first:.3f}, mean of the last 20 steps {last:.3f}")
+print(
+    f"training loss: step 0 {first:.3f}, mean of the last 20 steps {last:.3f}"
+)
 print(f"held-out sequences classified correctly: {result.accuracy:.1%}")
 # --8<-- [end:train]
 
@@ -86,7 +95,9 @@ for extra in (0, 8, 24):
 with torch.no_grad():
     logits, more = classifier(tokens), classifier(add_padding(tokens, 24))
 logit_change = (more - logits).abs().max().item()
-print(f"largest change of a logit with 24 more padding tokens: {logit_change:.1e}")
+print(
+    f"largest change of a logit with 24 more padding tokens: {logit_change:.1e}"
+)
 # --8<-- [end:more_padding]
 
 
@@ -94,12 +105,14 @@ print(f"largest change of a logit with 24 more padding tokens: {logit_change:.1e
 # --8<-- [start:attention_heat_map]
 import matplotlib.pyplot as plt
 
-example = add_padding(torch.tensor([[7, 2, 9, 4, 1]]), 3)  # 5 digits, 3 padding tokens
+# 5 digits, 3 padding tokens
+example = add_padding(torch.tensor([[7, 2, 9, 4, 1]]), 3)
 with torch.no_grad():
     _, weights = classifier.encoder(example)  # one (B, h, T, T) per layer
 names = ["PAD" if t == PAD else str(t) for t in example[0].tolist()]
 fig, ax = plt.subplots(figsize=(4.5, 3.8))
-image = ax.imshow(weights[0][0, 0], cmap="Blues", vmin=0)  # layer 0, sequence 0, head 0
+# layer 0, sequence 0, head 0
+image = ax.imshow(weights[0][0, 0], cmap="Blues", vmin=0)
 ax.set_xticks(range(len(names)), names)
 ax.set_yticks(range(len(names)), names)
 ax.set_xlabel("key")
@@ -148,9 +161,12 @@ torch.manual_seed(SEED)  # the initial weights
 tagger = EncoderTagger(Encoder(VOCAB_SIZE, **SIZES, pad_id=PAD), num_tags=2)
 tag_logits = tagger(batch)  # (B, T, 2): the batch of four above, untrained
 targets = token_labels(batch)  # (B, T), IGNORE at padding
-loss = F.cross_entropy(tag_logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+loss = F.cross_entropy(
+    tag_logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE
+)
 real = targets != IGNORE  # (B, T): the real tokens
-real_only = F.cross_entropy(tag_logits[real], targets[real])  # rows of real tokens only
+# rows of real tokens only
+real_only = F.cross_entropy(tag_logits[real], targets[real])
 print(f"{int(real.sum())} real tokens of {real.numel()} positions")
 print(f"loss with ignore_index: {loss.item():.6f}")
 print(f"loss of the real tokens: {real_only.item():.6f}")
@@ -164,7 +180,9 @@ tag_accuracy = tagged.accuracy  # over the real tokens of the held-out batch
 targets = token_labels(tokens)  # (B, T)
 ones = (targets[targets != IGNORE] == 1).float().mean().item()
 commoner = max(ones, 1 - ones)  # a tagger that always answers the commoner tag
-padded_tag_accuracy = accuracy(tagged.model, token_labels, add_padding(tokens, 24))
+padded_tag_accuracy = accuracy(
+    tagged.model, token_labels, add_padding(tokens, 24)
+)
 print(f"held-out real tokens tagged correctly: {tag_accuracy:.1%}")
 print(f"with 24 more padding tokens:           {padded_tag_accuracy:.1%}")
 print(f"always the commoner tag:               {commoner:.1%}")

@@ -6,34 +6,52 @@ from sitebuild.claims import Checks
 checks = Checks()
 
 
-@checks.after("order_blind", "positional_encoding: the outputs are reordered the same way but otherwise unchanged")
+@checks.after(
+    "order_blind",
+    "positional_encoding: the outputs are reordered the same way but otherwise unchanged",
+)
 def outputs_are_reordered_same_way_but(same_up_to_order):
     return same_up_to_order
 
 
-@checks.after("shift", "positional_encoding: the dot product cannot tell two to the left from two to the right")
+@checks.after(
+    "shift",
+    "positional_encoding: the dot product cannot tell two to the left from two to the right",
+)
 def dot_product_cannot_tell_two_left(similarity):
     two_left, two_right = similarity[10][8], similarity[10][12]
     return abs(two_left - two_right) < 0.0001
 
 
-@checks.after("shift", "positional_encoding: moves every position the same number of steps")
+@checks.after(
+    "shift",
+    "positional_encoding: moves every position the same number of steps",
+)
 def moves_every_position_same_number_steps(errors):
     return 0 <= max(errors.values()) < 0.0001
 
 
-@checks.after("shift", "positional_encoding: The matrix for two to the left differs from the one for two to the right")
+@checks.after(
+    "shift",
+    "positional_encoding: The matrix for two to the left differs from the one for two to the right",
+)
 def matrix_for_two_left_differs_from(rotation_gap):
     return rotation_gap > 0.1
 
 
-@checks.after("compare", "positional_encoding: its error stays at the variance of the target")
+@checks.after(
+    "compare",
+    "positional_encoding: its error stays at the variance of the target",
+)
 def error_stays_variance_target(mse, target_variance):
     # within 5 % of the variance either way: the model explains (almost) nothing beyond the mean
     return 0.95 * target_variance < mse["none"] < 1.05 * target_variance
 
 
-@checks.after("compare", "positional_encoding: each explains more than 98 % of the target's variance")
+@checks.after(
+    "compare",
+    "positional_encoding: each explains more than 98 % of the target's variance",
+)
 def either_encoding_solves_task(mse, target_variance):
     # 98 %, not 99 %: the sinusoidal run of seed 100 explains 98.7 % (scripts/check_claims_robust.py)
     encoded = (mse["sinusoidal"], mse["learned"])

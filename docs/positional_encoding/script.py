@@ -1,14 +1,14 @@
 # %% [markdown]
 # # 6. Positional encoding
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial positional-encoding` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial positional-encoding` (options: `--help`).
 
 
 # %%
 # --8<-- [start:setup]
 import torch
-
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.positional import shift_rotation, sinusoidal_table
 from tutorial_code.tasks import train_first_minus_last
@@ -21,7 +21,8 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 600  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train ("cuda": an NVIDIA GPU); models come back to the CPU
+# where they train ("cuda": an NVIDIA GPU); models come back to the CPU
+DEVICE = "cpu"
 # --8<-- [end:parameters]
 
 
@@ -34,7 +35,9 @@ reverse = torch.tensor([4, 3, 2, 1, 0])
 output, _ = attention(x)
 output_of_reversed, _ = attention(x[:, reverse])
 # Reversing the input only reverses the output: each token's result is the same.
-same_up_to_order = torch.allclose(output_of_reversed, output[:, reverse], atol=1e-6)
+same_up_to_order = torch.allclose(
+    output_of_reversed, output[:, reverse], atol=1e-6
+)
 print("outputs equal up to the reordering:", same_up_to_order)
 # --8<-- [end:order_blind]
 
@@ -51,7 +54,7 @@ print("dot product of position 10 with positions 8..12:", similarity[10, 8:13])
 
 # %%
 # --8<-- [start:position_circles]
-from tutorial_code.diagrams_blocks import pairs_on_circle
+from tutorial_code.diagrams.blocks import pairs_on_circle
 
 fig = pairs_on_circle(table, pairs=(0, 1), positions=7, shift=2, starts=(1, 4))
 # --8<-- [end:position_circles]
@@ -61,18 +64,21 @@ fig = pairs_on_circle(table, pairs=(0, 1), positions=7, shift=2, starts=(1, 4))
 # --8<-- [start:shift]
 errors = {}
 for k in (2, -2):
-    moved = table[10:40] @ shift_rotation(k, 16).T  # positions 10..39, turned by R_k
+    # positions 10..39, turned by R_k
+    moved = table[10:40] @ shift_rotation(k, 16).T
     errors[k] = (moved - table[10 + k : 40 + k]).abs().max().item()
     print(f"R_{k:+d} @ PE[pos] against PE[pos {k:+d}], pos = 10..39:", end=" ")
     print(f"largest difference {errors[k]:.1e}")
-rotation_gap = (shift_rotation(2, 16) - shift_rotation(-2, 16)).abs().max().item()
+rotation_gap = (
+    (shift_rotation(2, 16) - shift_rotation(-2, 16)).abs().max().item()
+)
 print(f"largest entry of R_+2 - R_-2: {rotation_gap:.2f}")
 # --8<-- [end:shift]
 
 
 # %%
 # --8<-- [start:sinusoidal_table]
-from tutorial_code.plots import table_image
+from tutorial_code.diagrams.plots import table_image
 
 fig = table_image(
     sinusoidal_table(max_len=64, d_model=64),
@@ -87,11 +93,16 @@ fig = table_image(
 generator = torch.Generator().manual_seed(SEED)
 numbers = torch.randint(0, 10, (100_000, 8), generator=generator).float()
 target_variance = (numbers[:, 0] - numbers[:, -1]).var().item()
-print(f"variance of the target, the MSE of answering its mean: {target_variance:.1f}")
+print(
+    "variance of the target, the MSE of answering its mean: "
+    f"{target_variance:.1f}"
+)
 print(f"{'positions':>10} {'held-out MSE':>13} {'variance explained':>19}")
 mse = {}
 for positional in ("none", "sinusoidal", "learned"):
-    result = train_first_minus_last(positional, steps=STEPS, seed=SEED, device=DEVICE)
+    result = train_first_minus_last(
+        positional, steps=STEPS, seed=SEED, device=DEVICE
+    )
     mse[positional] = result.eval_loss
     explained = 1 - mse[positional] / target_variance
     print(f"{positional:>10} {mse[positional]:>13.3f} {explained:>19.1%}")

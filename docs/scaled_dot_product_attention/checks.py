@@ -15,42 +15,72 @@ checks = Checks()
 def rows_sum_to_one_and_no_key_after_t(weights):
     rows = [row for sequence in weights for row in sequence]
     sums_to_one = all(abs(sum(row) - 1) < 1e-6 for row in rows)
-    future_zero = all(row[s] == 0 for sequence in weights for t, row in enumerate(sequence) for s in range(t + 1, 5))
+    future_zero = all(
+        row[s] == 0
+        for sequence in weights
+        for t, row in enumerate(sequence)
+        for s in range(t + 1, 5)
+    )
     return sums_to_one and future_zero
 
 
-@checks.after("same_as_function", "scaled_dot_product_attention: the same output as the six steps, to float32 rounding")
+@checks.after(
+    "same_as_function",
+    "scaled_dot_product_attention: the same output as the six steps, to float32 rounding",
+)
 def same_output_as_six_steps(difference):
     return difference < 1e-6
 
 
-@checks.after("tiny_example", "scaled_dot_product_attention: Tokens 0 and 2 take most of their input from each other")
+@checks.after(
+    "tiny_example",
+    "scaled_dot_product_attention: Tokens 0 and 2 take most of their input from each other",
+)
 def tokens_0_and_2_take_most_from_each_other(weights):
     rows = weights[0]
-    return all(rows[t][0] + rows[t][2] > 0.75 and rows[t][1] < 0.25 for t in (0, 2)) and rows[1][1] > 0.5
-
-
-@checks.after("tiny_example", "scaled_dot_product_attention: Every output row is the weighted sum of the value rows")
-def every_output_row_is_weighted_sum(output, weights, x):
-    (out,), (rows,), (values,) = output, weights, x
-    return all(
-        abs(out[t][i] - sum(rows[t][s] * values[s][i] for s in range(3))) < 1e-6 for t in range(3) for i in range(4)
+    return (
+        all(
+            rows[t][0] + rows[t][2] > 0.75 and rows[t][1] < 0.25 for t in (0, 2)
+        )
+        and rows[1][1] > 0.5
     )
 
 
-@checks.after("qkv", "scaled_dot_product_attention: these small random projections give weights close to uniform")
+@checks.after(
+    "tiny_example",
+    "scaled_dot_product_attention: Every output row is the weighted sum of the value rows",
+)
+def every_output_row_is_weighted_sum(output, weights, x):
+    (out,), (rows,), (values,) = output, weights, x
+    return all(
+        abs(out[t][i] - sum(rows[t][s] * values[s][i] for s in range(3))) < 1e-6
+        for t in range(3)
+        for i in range(4)
+    )
+
+
+@checks.after(
+    "qkv",
+    "scaled_dot_product_attention: these small random projections give weights close to uniform",
+)
 def small_random_projections_give_weights_close(weights):
     # no weight of the three queries is more than 0.1 from the uniform 1/3
     return all(abs(w - 1 / 3) < 0.1 for row in weights[0] for w in row)
 
 
-@checks.after("spread", "scaled_dot_product_attention: brings the spread back to 1 whatever the head width")
+@checks.after(
+    "spread",
+    "scaled_dot_product_attention: brings the spread back to 1 whatever the head width",
+)
 def brings_spread_back_1_whatever_head(scaled_spreads):
-    return len(scaled_spreads) == 3 and all(abs(spread - 1) < 0.03 for spread in scaled_spreads)
+    return len(scaled_spreads) == 3 and all(
+        abs(spread - 1) < 0.03 for spread in scaled_spreads
+    )
 
 
 @checks.after(
-    "peak", "scaled_dot_product_attention: Unscaled, the softmax's Jacobian is the smaller one at both widths"
+    "peak",
+    "scaled_dot_product_attention: Unscaled, the softmax's Jacobian is the smaller one at both widths",
 )
 def unscaled_jacobian_smaller(top, jacobian):
     widths = ("d_k  64", "d_k 256")
@@ -61,7 +91,10 @@ def unscaled_jacobian_smaller(top, jacobian):
     )
 
 
-@checks.after("peak", "scaled_dot_product_attention: more gradient reaches $q$ without the scaling; at $d_k = 256$ the")
+@checks.after(
+    "peak",
+    "scaled_dot_product_attention: more gradient reaches $q$ without the scaling; at $d_k = 256$ the",
+)
 def unscaled_passes_more_at_64_and_less_at_256(q_gradient):
     return (
         q_gradient["d_k  64, unscaled"] > q_gradient["d_k  64,   scaled"]
@@ -69,17 +102,30 @@ def unscaled_passes_more_at_64_and_less_at_256(q_gradient):
     )
 
 
-@checks.after("single_score", "scaled_dot_product_attention: returns nan and warns about it")
+@checks.after(
+    "single_score",
+    "scaled_dot_product_attention: returns nan and warns about it",
+)
 def one_score_has_no_spread(spread):
     return math.isnan(spread)
 
 
-@checks.after("causal", "scaled_dot_product_attention: Token 0 sees only itself")
+@checks.after(
+    "causal", "scaled_dot_product_attention: Token 0 sees only itself"
+)
 def token_0_sees_only_itself(weights):
     rows = weights[0]
-    return rows[0] == [1.0, 0.0, 0.0] and rows[1][2] == 0 and min(rows[1][:2]) > 0.1 and all(w > 0.1 for w in rows[2])
+    return (
+        rows[0] == [1.0, 0.0, 0.0]
+        and rows[1][2] == 0
+        and min(rows[1][:2]) > 0.1
+        and all(w > 0.1 for w in rows[2])
+    )
 
 
-@checks.after("check_torch", "scaled_dot_product_attention: the two agree to float32 rounding")
+@checks.after(
+    "check_torch",
+    "scaled_dot_product_attention: the two agree to float32 rounding",
+)
 def two_agree_float32_rounding(largest_difference):
     return max(largest_difference.values()) < 1e-05

@@ -12,7 +12,8 @@ EXERCISES = [
         "scaled_dot_product_attention",
         "Implement scaled dot-product attention",
         "Return (output, weights) for queries, keys and values, with an optional boolean or float mask; a query "
-        "whose keys are all masked gets zero weights, not NaN.",
+        "whose keys are all masked gets zero weights, not NaN. "
+        "Raise a ValueError when the query and key widths differ, when keys and values differ in number or when the mask's shape does not fit, and a TypeError for an integer mask or integer inputs.",
         "tutorial_code.attention",
         ("checks", "scaled_dot_product_attention"),
         "ATTENTION",
@@ -26,7 +27,10 @@ EXERCISES = [
         "tutorial_code.attention",
         ("checks", "scaled_dot_product_attention"),
         "ATTENTION",
-        bug=("scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = query @ key.transpose(-2, -1)"),
+        bug=(
+            "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
+            "scores = query @ key.transpose(-2, -1)",
+        ),
     ),
     Exercise(
         "attention-wrong-axis",
@@ -36,7 +40,10 @@ EXERCISES = [
         "tutorial_code.attention",
         ("checks", "scaled_dot_product_attention"),
         "ATTENTION",
-        bug=("weights = torch.softmax(scores, dim=-1)", "weights = torch.softmax(scores, dim=-2)"),
+        bug=(
+            "weights = torch.softmax(scores, dim=-1)",
+            "weights = torch.softmax(scores, dim=-2)",
+        ),
     ),
 ]
 

@@ -11,24 +11,28 @@ from types import ModuleType
 
 import torch
 from torch import nn
-
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask, padding_mask
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, seeded, shape
-
-TOO_SHARP = "your weights are too sharp: did you divide the scores by sqrt(d_k)?"
-BY_D_K = "your weights are too flat: divide the scores by sqrt(d_k), not by d_k"
-WRONG_AXIS = (
-    "each column of your weights sums to 1, not each row: take the softmax over the keys, the last axis (dim=-1)"
+from tutorial_tools.exercises.common import (
+    Grader,
+    call_on_copies,
+    expect_same,
+    generator,
+    seeded,
+    shape,
 )
+
+TOO_SHARP = (
+    "your weights are too sharp: did you divide the scores by sqrt(d_k)?"
+)
+BY_D_K = "your weights are too flat: divide the scores by sqrt(d_k), not by d_k"
+WRONG_AXIS = "each column of your weights sums to 1, not each row: take the softmax over the keys, the last axis (dim=-1)"
 FLIPPED = (
     "your weights land on the keys the mask blocks: on this site True means 'may attend', "
     "so fill the scores with -inf where the mask is False (~mask)"
 )
-AFTER_SOFTMAX = (
-    "the rows of your weights no longer sum to 1: apply the mask to the scores before the softmax, not to the weights"
-)
+AFTER_SOFTMAX = "the rows of your weights no longer sum to 1: apply the mask to the scores before the softmax, not to the weights"
 IGNORED = "the mask is ignored: your weights are those of no mask at all"
 NAN_ROW = (
     "a query whose keys are all masked gets NaN: its scores are all -inf and softmax computes 0/0. "
@@ -44,7 +48,9 @@ LEAK = (
 SIZES = [((2, 3), 4, 6, 16, 5), ((1,), 7, 5, 12, 3)]
 
 
-def _inputs(size: tuple, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _inputs(
+    size: tuple, seed: int = 0
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     batch, t_q, t_k, d_k, d_v = size
     g = generator(seed)
     # Scores with a spread of about 4 (not 1), so that a missing or wrong scaling shows.
@@ -54,13 +60,19 @@ def _inputs(size: tuple, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, tor
     return query, key, value
 
 
-def _described(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> str:
+def _described(
+    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+) -> str:
     return f"query {shape(query)}, key {shape(key)}, value {shape(value)}"
 
 
 def _fitted_scale(weights: object, scores: torch.Tensor) -> float | None:
     """The c for which `weights` is softmax(scores / c), by least squares over every row; None if none fits."""
-    if not isinstance(weights, torch.Tensor) or weights.shape != scores.shape or not bool((weights > 0).all()):
+    if (
+        not isinstance(weights, torch.Tensor)
+        or weights.shape != scores.shape
+        or not bool((weights > 0).all())
+    ):
         return None
     log_weights, scores = weights.detach().double().log(), scores.double()
     centred_log = log_weights - log_weights.mean(dim=-1, keepdim=True)
@@ -69,11 +81,20 @@ def _fitted_scale(weights: object, scores: torch.Tensor) -> float | None:
     return (centred_scores**2).sum().item() / fit if fit > 0 else None
 
 
-def _scale_mistakes(query: torch.Tensor, key: torch.Tensor, got: object, mask: torch.Tensor | None = None) -> list:
+def _scale_mistakes(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    got: object,
+    mask: torch.Tensor | None = None,
+) -> list:
     """Weights scaled by 1, by d_k, or by whatever constant the learner's weights fit, each with its hint."""
     d_k = query.size(-1)
     scores = query @ key.transpose(-2, -1)
-    blocked = (lambda s: s) if mask is None else (lambda s: s.masked_fill(~mask, float("-inf")))
+    blocked = (
+        (lambda s: s)
+        if mask is None
+        else (lambda s: s.masked_fill(~mask, float("-inf")))
+    )
     mistakes = [
         (torch.softmax(blocked(scores), dim=-1), TOO_SHARP),
         (torch.softmax(blocked(scores / d_k), dim=-1), BY_D_K),
@@ -88,25 +109,45 @@ def _scale_mistakes(query: torch.Tensor, key: torch.Tensor, got: object, mask: t
     return mistakes
 
 
-def _weights_mistakes(query: torch.Tensor, key: torch.Tensor, got: object) -> list:
+def _weights_mistakes(
+    query: torch.Tensor, key: torch.Tensor, got: object
+) -> list:
     scaled = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
     return [
         *_scale_mistakes(query, key, got),
         (torch.softmax(scaled, dim=-2), WRONG_AXIS),
-        (lambda got: torch.allclose(got.sum(dim=-2), torch.ones(()), atol=1e-4), WRONG_AXIS),
+        (
+            lambda got: torch.allclose(
+                got.sum(dim=-2), torch.ones(()), atol=1e-4
+            ),
+            WRONG_AXIS,
+        ),
     ]
 
 
 def _check_unmasked(learner: ModuleType) -> None:
     for seed, size in enumerate(SIZES):
         query, key, value = _inputs(size, seed)
-        output, weights = call_on_copies(learner.scaled_dot_product_attention, query, key, value)
+        output, weights = call_on_copies(
+            learner.scaled_dot_product_attention, query, key, value
+        )
         _, expected_weights = scaled_dot_product_attention(query, key, value)
         what = _described(query, key, value)
-        expect_same(weights, expected_weights, f"the weights for {what}", _weights_mistakes(query, key, weights))
+        expect_same(
+            weights,
+            expected_weights,
+            f"the weights for {what}",
+            _weights_mistakes(query, key, weights),
+        )
         # PyTorch's own function is the reference for the output.
-        torch_output = nn.functional.scaled_dot_product_attention(query, key, value)
-        expect_same(output, torch_output, f"the output for {what} (against PyTorch's scaled_dot_product_attention)")
+        torch_output = nn.functional.scaled_dot_product_attention(
+            query, key, value
+        )
+        expect_same(
+            output,
+            torch_output,
+            f"the output for {what} (against PyTorch's scaled_dot_product_attention)",
+        )
 
 
 def _boolean_masks() -> list[tuple[tuple, torch.Tensor]]:
@@ -123,15 +164,23 @@ def _boolean_masks() -> list[tuple[tuple, torch.Tensor]]:
 def _on_blocked_keys(got: torch.Tensor, allowed: torch.Tensor) -> bool:
     """Whether the weights `got` land on keys the mask blocks while some keys it allows get none: a flipped mask."""
     allowed = allowed.expand_as(got)
-    return bool((got[~allowed] > 1e-6).any()) and not bool((got[allowed] > 1e-6).all())
+    return bool((got[~allowed] > 1e-6).any()) and not bool(
+        (got[allowed] > 1e-6).all()
+    )
 
 
 def _check_boolean_mask(learner: ModuleType) -> None:
     for seed, (size, mask) in enumerate(_boolean_masks()):
         query, key, value = _inputs(size, seed)
-        output, weights = call_on_copies(learner.scaled_dot_product_attention, query, key, value, mask)
-        expected_output, expected_weights = scaled_dot_product_attention(query, key, value, mask)
-        scaled = torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)), dim=-1)  # before any mask
+        output, weights = call_on_copies(
+            learner.scaled_dot_product_attention, query, key, value, mask
+        )
+        expected_output, expected_weights = scaled_dot_product_attention(
+            query, key, value, mask
+        )
+        scaled = torch.softmax(
+            query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)), dim=-1
+        )  # before any mask
         mistakes = [
             (scaled_dot_product_attention(query, key, value, ~mask)[1], FLIPPED),
             (partial(_on_blocked_keys, allowed=mask), FLIPPED),
@@ -140,22 +189,30 @@ def _check_boolean_mask(learner: ModuleType) -> None:
             *_scale_mistakes(query, key, weights, mask),
         ]  # fmt: skip
         what = f"{_described(query, key, value)} and a boolean mask of shape {shape(mask)}"
-        expect_same(weights, expected_weights, f"the weights for {what}", mistakes)
+        expect_same(
+            weights, expected_weights, f"the weights for {what}", mistakes
+        )
         expect_same(output, expected_output, f"the output for {what}")
 
 
 def _float_masks() -> list[tuple[tuple, torch.Tensor]]:
     """Random numbers added to every score, and a padding mask written as 0 (keep) and -inf (block)."""
     bias = torch.randn(4, 6, generator=generator(1))
-    minus_inf = torch.zeros(1, 1, 5).masked_fill(torch.arange(5) >= 3, float("-inf"))
+    minus_inf = torch.zeros(1, 1, 5).masked_fill(
+        torch.arange(5) >= 3, float("-inf")
+    )
     return [(SIZES[0], bias), (SIZES[1], minus_inf)]
 
 
 def _check_float_mask(learner: ModuleType) -> None:
     for seed, (size, mask) in enumerate(_float_masks()):
         query, key, value = _inputs(size, seed)
-        output, weights = call_on_copies(learner.scaled_dot_product_attention, query, key, value, mask)
-        _, expected_weights = scaled_dot_product_attention(query, key, value, mask)
+        output, weights = call_on_copies(
+            learner.scaled_dot_product_attention, query, key, value, mask
+        )
+        _, expected_weights = scaled_dot_product_attention(
+            query, key, value, mask
+        )
         scores = query @ key.transpose(-2, -1)
         d_k = query.size(-1)
         mistakes = [
@@ -171,19 +228,33 @@ def _check_float_mask(learner: ModuleType) -> None:
              "softmax's input"),
         ]  # fmt: skip
         what = f"{_described(query, key, value)} and a float mask of shape {shape(mask)}"
-        expect_same(weights, expected_weights, f"the weights for {what}", mistakes)
-        torch_output = nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=mask)
-        expect_same(output, torch_output, f"the output for {what} (against PyTorch's scaled_dot_product_attention)")
+        expect_same(
+            weights, expected_weights, f"the weights for {what}", mistakes
+        )
+        torch_output = nn.functional.scaled_dot_product_attention(
+            query, key, value, attn_mask=mask
+        )
+        expect_same(
+            output,
+            torch_output,
+            f"the output for {what} (against PyTorch's scaled_dot_product_attention)",
+        )
 
 
 def _fully_masked(rows: torch.Tensor) -> list:
     """NaN or evenly spread weights exactly in the `rows` (a (T_q,) boolean) whose keys are all masked."""
 
     def nan_there(got: torch.Tensor) -> bool:
-        return bool(torch.isnan(got[..., rows, :]).all()) and not bool(torch.isnan(got[..., ~rows, :]).any())
+        return bool(torch.isnan(got[..., rows, :]).all()) and not bool(
+            torch.isnan(got[..., ~rows, :]).any()
+        )
 
     def even_there(got: torch.Tensor) -> bool:
-        return torch.allclose(got[..., rows, :], torch.full_like(got[..., rows, :], 1 / got.size(-1)), atol=1e-4)
+        return torch.allclose(
+            got[..., rows, :],
+            torch.full_like(got[..., rows, :], 1 / got.size(-1)),
+            atol=1e-4,
+        )
 
     return [(nan_there, NAN_ROW), (even_there, LEAK)]
 
@@ -193,15 +264,27 @@ def _check_fully_masked_row(learner: ModuleType) -> None:
     blocked[0] = False  # query 0 may attend to nothing
     minus_inf = torch.zeros(7, 5)
     minus_inf[3] = float("-inf")  # nor may query 3, through a float mask
-    for seed, (size, mask) in enumerate([(SIZES[0], blocked), (SIZES[1], minus_inf)]):
+    for seed, (size, mask) in enumerate(
+        [(SIZES[0], blocked), (SIZES[1], minus_inf)]
+    ):
         query, key, value = _inputs(size, seed)
-        output, weights = call_on_copies(learner.scaled_dot_product_attention, query, key, value, mask)
-        expected_output, expected_weights = scaled_dot_product_attention(query, key, value, mask)
-        rows = expected_weights.sum(dim=-1).flatten(0, -2)[0] == 0  # (T_q,): the queries that see no key
+        output, weights = call_on_copies(
+            learner.scaled_dot_product_attention, query, key, value, mask
+        )
+        expected_output, expected_weights = scaled_dot_product_attention(
+            query, key, value, mask
+        )
+        rows = (
+            expected_weights.sum(dim=-1).flatten(0, -2)[0] == 0
+        )  # (T_q,): the queries that see no key
         mistakes = _fully_masked(rows)
         what = f"a query whose keys are all masked ({'boolean' if mask.dtype == torch.bool else 'float'} mask)"
-        expect_same(weights, expected_weights, f"the weights of {what}", mistakes)
-        expect_same(output, expected_output, f"the output of {what}", mistakes[:1])
+        expect_same(
+            weights, expected_weights, f"the weights of {what}", mistakes
+        )
+        expect_same(
+            output, expected_output, f"the output of {what}", mistakes[:1]
+        )
 
 
 def _check_dropout(learner: ModuleType) -> None:
@@ -210,14 +293,26 @@ def _check_dropout(learner: ModuleType) -> None:
 
 
 def _expect_dropout_like_the_reference(
-    learner: ModuleType, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, p: float = 0.25
+    learner: ModuleType,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    p: float = 0.25,
 ) -> None:
     scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
     weights = torch.softmax(scores, dim=-1)
-    got = seeded(lambda: call_on_copies(learner.scaled_dot_product_attention, query, key, value, dropout_p=p)[0])
-    expected = seeded(lambda: scaled_dot_product_attention(query, key, value, dropout_p=p)[0])
+    got = seeded(
+        lambda: call_on_copies(
+            learner.scaled_dot_product_attention, query, key, value, dropout_p=p
+        )[0]
+    )
+    expected = seeded(
+        lambda: scaled_dot_product_attention(query, key, value, dropout_p=p)[0]
+    )
 
-    def mistakes() -> list:  # each from the same random numbers as the learner's and the reference's
+    def mistakes() -> (
+        list
+    ):  # each from the same random numbers as the learner's and the reference's
         return [
             (weights @ value, "dropout_p is ignored: drop attention weights with "
                               "torch.nn.functional.dropout(weights, p=dropout_p) before they multiply the values"),
@@ -234,15 +329,29 @@ def _expect_dropout_like_the_reference(
 
 
 def _check_attention_errors(learner: ModuleType) -> None:
-    query, key, value = (torch.randn(2, 4, d, generator=generator()) for d in (8, 8, 5))
+    query, key, value = (
+        torch.randn(2, 4, d, generator=generator()) for d in (8, 8, 5)
+    )
     attend = learner.scaled_dot_product_attention
-    expect_error(lambda: attend(query, key[..., :6], value), (ValueError,), "query and key of widths 8 and 6")
-    expect_error(lambda: attend(query, key, value[:, :3]), (ValueError,), "4 keys and 3 values")
+    expect_error(
+        lambda: attend(query, key[..., :6], value),
+        (ValueError,),
+        "query and key of widths 8 and 6",
+    )
+    expect_error(
+        lambda: attend(query, key, value[:, :3]),
+        (ValueError,),
+        "4 keys and 3 values",
+    )
     expect_error(lambda: attend(query, key, value, torch.ones(4, 4, dtype=torch.long)), (TypeError,),
                  "an integer mask (neither boolean nor float)")  # fmt: skip
     expect_error(lambda: attend(query, key, value, causal_mask(3)), (ValueError,),
                  "a (3, 3) mask for 4 queries and 4 keys")  # fmt: skip
-    expect_error(lambda: attend(query.long(), key.long(), value.long()), (TypeError,), "integer query, key and value")
+    expect_error(
+        lambda: attend(query.long(), key.long(), value.long()),
+        (TypeError,),
+        "integer query, key and value",
+    )
 
 
 ATTENTION: Grader = [

@@ -1,8 +1,9 @@
 # %% [markdown]
 # # 2. Scaled dot-product attention
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial scaled-dot-product-attention` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial scaled-dot-product-attention` (options: `--help`).
 
 
 # %%
@@ -28,15 +29,21 @@ SEED = 0  # seed of the random weights and inputs
 torch.manual_seed(SEED)
 B, T, d_model, d_k = 2, 5, 8, 4
 x = torch.randn(B, T, d_model)  # two sequences of five token vectors
-W_Q = nn.Linear(d_model, d_k, bias=False)  # learned projections (still random here)
+# learned projections (still random here)
+W_Q = nn.Linear(d_model, d_k, bias=False)
 W_K = nn.Linear(d_model, d_k, bias=False)
 W_V = nn.Linear(d_model, d_k, bias=False)
 
 Q, K, V = W_Q(x), W_K(x), W_V(x)  # 1. project: (B, T, d_k) each
-scores = Q @ K.transpose(-2, -1)  # 2. score every query against every key: (B, T, T)
-scaled = scores / math.sqrt(d_k)  # 3. scale: keeps the spread of the scores near 1
-allowed = torch.ones(T, T, dtype=torch.bool).tril()  # True = may attend (key s <= t)
-masked = scaled.masked_fill(~allowed, float("-inf"))  # 4. mask (optional): weight 0
+# 2. score every query against every key: (B, T, T)
+scores = Q @ K.transpose(-2, -1)
+# 3. scale: keeps the spread of the scores near 1
+scaled = scores / math.sqrt(d_k)
+allowed = torch.ones(
+    T, T, dtype=torch.bool
+).tril()  # True = may attend (key s <= t)
+# 4. mask (optional): weight 0
+masked = scaled.masked_fill(~allowed, float("-inf"))
 weights = torch.softmax(masked, dim=-1)  # 5. softmax over the keys: (B, T, T)
 output = weights @ V  # 6. weighted sum of the values: (B, T, d_k)
 
@@ -49,7 +56,7 @@ print("output:", tuple(output.shape))
 
 # %%
 # --8<-- [start:six_steps_figure]
-from tutorial_code.plots import flow_diagram
+from tutorial_code.diagrams.plots import flow_diagram
 
 
 def shape(t: torch.Tensor) -> str:
@@ -83,11 +90,7 @@ print(f"largest difference from the six steps: {difference:.1e}")
 # --8<-- [start:tiny_example]
 # Three tokens, each a 4-number vector. Token 0 and token 2 point the same way.
 x = torch.tensor(
-    [
-        [1.0, 0.0, 1.0, 0.0],
-        [0.0, 1.0, 0.0, 1.0],
-        [1.0, 0.0, 0.9, 0.1],
-    ]
+    [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 0.9, 0.1]]
 ).unsqueeze(0)  # (B=1, T=3, d_k=4)
 
 output, weights = scaled_dot_product_attention(query=x, key=x, value=x)
@@ -101,10 +104,12 @@ print(output[0, 0], "==", weights[0, 0] @ x[0])
 
 # %%
 # --8<-- [start:one_query_figure]
-from tutorial_code.diagrams_attention import one_query
+from tutorial_code.diagrams.attention import one_query
 
 scaled_scores = x[0] @ x[0].T / math.sqrt(x.size(-1))  # (T, T)
-fig = one_query(x[0, 0], x[0], scaled_scores[0], weights[0, 0], x[0], output[0, 0])
+fig = one_query(
+    x[0, 0], x[0], scaled_scores[0], weights[0, 0], x[0], output[0, 0]
+)
 # --8<-- [end:one_query_figure]
 
 
@@ -113,7 +118,8 @@ fig = one_query(x[0, 0], x[0], scaled_scores[0], weights[0, 0], x[0], output[0, 
 from tutorial_code.attention import SelfAttention
 
 torch.manual_seed(SEED)
-attention = SelfAttention(d_model=4, d_k=4)  # W_Q, W_K, W_V: three learned 4x4 matrices
+# W_Q, W_K, W_V: three learned 4x4 matrices
+attention = SelfAttention(d_model=4, d_k=4)
 output, weights = attention(x)
 print("weights with learned projections (before any training):")
 print(weights[0].detach())
@@ -123,10 +129,14 @@ print(weights[0].detach())
 # %%
 # --8<-- [start:spread]
 torch.manual_seed(SEED)
-print(f"{'d_k':>5} {'std of q.k':>11} {'sqrt(d_k)':>10} {'std of q.k/sqrt(d_k)':>21}")
+print(
+    f"{'d_k':>5} {'std of q.k':>11} {'sqrt(d_k)':>10} "
+    f"{'std of q.k/sqrt(d_k)':>21}"
+)
 scaled_spreads = []
 for d_k in (16, 64, 256):
-    q = torch.randn(10_000, d_k)  # 10,000 query-key pairs with unit-variance entries
+    # 10,000 query-key pairs with unit-variance entries
+    q = torch.randn(10_000, d_k)
     k = torch.randn(10_000, d_k)
     scores = (q * k).sum(dim=-1)  # one dot product per pair
     scaled_spreads.append((scores / math.sqrt(d_k)).std().item())
@@ -162,7 +172,7 @@ for d_k in (64, 256):
 
 # %%
 # --8<-- [start:softmax_scaling]
-from tutorial_code.plots import bars
+from tutorial_code.diagrams.plots import bars
 
 torch.manual_seed(1)
 d_k = 64
@@ -171,7 +181,10 @@ scores = keys @ query  # (num_keys,)
 fig = bars(
     [
         ("unscaled: softmax(q.k)", torch.softmax(scores, dim=0)),
-        (f"scaled: softmax(q.k / sqrt({d_k}))", torch.softmax(scores / math.sqrt(d_k), dim=0)),
+        (
+            f"scaled: softmax(q.k / sqrt({d_k}))",
+            torch.softmax(scores / math.sqrt(d_k), dim=0),
+        ),
     ],
     xlabel="key",
     ylabel="attention weight",
@@ -209,11 +222,15 @@ print(weights[0])
 import torch.nn.functional as F
 
 torch.manual_seed(SEED)
-query, key, value = torch.randn(3, 2, 8, 10, 16)  # (B=2, h=8, T=10, d_k=16) each
+# (B=2, h=8, T=10, d_k=16) each
+query, key, value = torch.randn(3, 2, 8, 10, 16)
 largest_difference = {}
 for name, kwargs in (
     ("no mask", {}),
-    ("boolean causal mask", {"mask": torch.ones(10, 10, dtype=torch.bool).tril()}),
+    (
+        "boolean causal mask",
+        {"mask": torch.ones(10, 10, dtype=torch.bool).tril()},
+    ),
     ("float mask", {"mask": torch.randn(10, 10)}),
 ):
     ours, _ = scaled_dot_product_attention(query, key, value, **kwargs)

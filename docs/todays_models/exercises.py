@@ -23,7 +23,8 @@ EXERCISES = [
         "todays_models",
         "Implement the rotary position embedding",
         "Write apply_rotary: turn feature pair i of the row at position offset + t by its angle from "
-        "rotary_angles, with either pairing.",
+        "rotary_angles, with either pairing. "
+        "Raise a ValueError for an unknown pairing and for x of one axis (it has no positions).",
         "tutorial_code.rotary",
         ("rotary_angles", "apply_rotary"),
         "APPLY_ROTARY",
@@ -44,7 +45,8 @@ EXERCISES = [
         "todays_models",
         "Implement grouped-query attention",
         "Write grouped_attention: repeat each key/value head for the query heads of its group, then attend "
-        "with chapter 2's scaled_dot_product_attention.",
+        "with chapter 2's scaled_dot_product_attention. "
+        "Raise a ValueError when the key/value heads do not divide the query heads.",
         "tutorial_code.grouped_query",
         ("grouped_attention",),
         "GROUPED_ATTENTION",

@@ -6,7 +6,6 @@ from types import ModuleType
 
 import torch
 import torch.nn.functional as F
-
 from tutorial_code import grouped_query, rms_norm, rotary, swiglu
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask
@@ -46,16 +45,28 @@ def _check_rms_norm(learner: ModuleType) -> None:
         torch.manual_seed(seed)
         reference = perturbed(rms_norm.RMSNorm(d_model), seed)
         ours = twin(learner.RMSNorm, reference, d_model)
-        x = 3.0 * torch.randn(*leading, d_model, generator=generator(seed)) + 1.0  # a mean far from 0
+        x = (
+            3.0 * torch.randn(*leading, d_model, generator=generator(seed))
+            + 1.0
+        )  # a mean far from 0
         with torch.no_grad():
             expected, got = reference(x), call_on_copies(ours, x)
             mistakes = _norm_mistakes(reference, x)
-        expect_same(got, expected, f"RMSNorm({d_model}) of x of shape {shape(x)}", mistakes)
+        expect_same(
+            got,
+            expected,
+            f"RMSNorm({d_model}) of x of shape {shape(x)}",
+            mistakes,
+        )
 
 
 def _check_rms_norm_width(learner: ModuleType) -> None:
     norm = learner.RMSNorm(8)
-    expect_error(lambda: norm(torch.randn(2, 5, 6)), (ValueError,), "x of 6 features for RMSNorm(8)")
+    expect_error(
+        lambda: norm(torch.randn(2, 5, 6)),
+        (ValueError,),
+        "x of 6 features for RMSNorm(8)",
+    )
 
 
 RMS_NORM: Grader = [
@@ -74,15 +85,21 @@ ROTARY_CASES = [
 ]
 OTHER_PAIRING = "the features are paired the other way: 'half' pairs feature i with i + head_dim/2, 'interleaved' " \
                 "pairs 2i with 2i + 1"  # fmt: skip
-WRONG_WAY = "each pair turns the wrong way: (a, b) -> (a cos - b sin, a sin + b cos)"
+WRONG_WAY = (
+    "each pair turns the wrong way: (a, b) -> (a cos - b sin, a sin + b cos)"
+)
 FROM_ZERO = "the first row is at position offset, not 0: pass offset on to rotary_angles"
 
 
 def _turned_back(x: torch.Tensor, offset: int, pairing: str) -> torch.Tensor:
     """Every position turned by minus its angle: the sines' signs flipped."""
     flipped = x.clone()
-    second = slice(x.size(-1) // 2, None) if pairing == "half" else slice(1, None, 2)
-    flipped[..., second] = -flipped[..., second]  # reflect each pair: turning it by +a is then -a
+    second = (
+        slice(x.size(-1) // 2, None) if pairing == "half" else slice(1, None, 2)
+    )
+    flipped[..., second] = -flipped[
+        ..., second
+    ]  # reflect each pair: turning it by +a is then -a
     turned = rotary.apply_rotary(flipped, offset, pairing=pairing)
     turned[..., second] = -turned[..., second]
     return turned
@@ -98,21 +115,40 @@ def _check_apply_rotary(learner: ModuleType) -> None:
             (_turned_back(x, offset, pairing), WRONG_WAY),
         ]  # fmt: skip
         if offset:
-            mistakes.append((rotary.apply_rotary(x, 0, pairing=pairing), FROM_ZERO))
+            mistakes.append(
+                (rotary.apply_rotary(x, 0, pairing=pairing), FROM_ZERO)
+            )
         got = call_on_copies(learner.apply_rotary, x, offset, pairing=pairing)
         what = f"apply_rotary(x of shape {shape(x)}, {dtype}, offset={offset}, pairing={pairing!r})"
-        expect_same(got, expected, what, mistakes, atol=1e-5 if dtype == torch.float32 else 1e-3)
+        expect_same(
+            got,
+            expected,
+            what,
+            mistakes,
+            atol=1e-5 if dtype == torch.float32 else 1e-3,
+        )
 
 
 def _check_apply_rotary_errors(learner: ModuleType) -> None:
     x = torch.randn(3, 8)
-    expect_error(lambda: learner.apply_rotary(x, pairing="neighbours"), (ValueError,), "pairing='neighbours'")
-    expect_error(lambda: learner.apply_rotary(torch.randn(8)), (ValueError,), "x of one axis, shape (8,)")
+    expect_error(
+        lambda: learner.apply_rotary(x, pairing="neighbours"),
+        (ValueError,),
+        "pairing='neighbours'",
+    )
+    expect_error(
+        lambda: learner.apply_rotary(torch.randn(8)),
+        (ValueError,),
+        "x of one axis, shape (8,)",
+    )
 
 
 APPLY_ROTARY: Grader = [
     ("both pairings, several shapes and offsets", _check_apply_rotary),
-    ("errors for an unknown pairing and a vector without positions", _check_apply_rotary_errors),
+    (
+        "errors for an unknown pairing and a vector without positions",
+        _check_apply_rotary_errors,
+    ),
 ]
 
 # (d_model, d_ff, B, T): the usual sizes; one sequence of other widths.
@@ -135,46 +171,87 @@ def _check_swiglu(learner: ModuleType) -> None:
                 (down(F.silu(gate) + up), "multiply the gate and the up vector feature by feature, do not add them"),
             ]  # fmt: skip
             expected, got = reference(x), call_on_copies(ours, x)
-        expect_same(got, expected, f"SwiGLU({d_model}, {d_ff}) of x of shape {shape(x)}", mistakes)
+        expect_same(
+            got,
+            expected,
+            f"SwiGLU({d_model}, {d_ff}) of x of shape {shape(x)}",
+            mistakes,
+        )
 
 
 SWIGLU: Grader = [("SwiGLU, for two sizes", _check_swiglu)]
 
 # (B, h, h_kv, T, d_head, causal): grouped-query; multi-query with a causal mask; as many key/value heads as
 # heads; an odd group size.
-GROUPED_CASES = [(2, 4, 2, 5, 8, False), (1, 4, 1, 6, 4, True), (2, 2, 2, 3, 6, True), (1, 6, 2, 4, 4, False)]
+GROUPED_CASES = [
+    (2, 4, 2, 5, 8, False),
+    (1, 4, 1, 6, 4, True),
+    (2, 2, 2, 3, 6, True),
+    (1, 6, 2, 4, 4, False),
+]
 CYCLED = "query head i reads key/value head i // (h / h_kv): repeat_interleave each head, not .repeat (which " \
          "cycles through the heads)"  # fmt: skip
 
 
 def _check_grouped_attention(learner: ModuleType) -> None:
-    for seed, (batch, h, h_kv, length, d_head, causal) in enumerate(GROUPED_CASES):
+    for seed, (batch, h, h_kv, length, d_head, causal) in enumerate(
+        GROUPED_CASES
+    ):
         g = generator(seed)
         Q = torch.randn(batch, h, length, d_head, generator=g)
-        K, V = (torch.randn(batch, h_kv, length, d_head, generator=g) for _ in range(2))
+        K, V = (
+            torch.randn(batch, h_kv, length, d_head, generator=g)
+            for _ in range(2)
+        )
         mask = causal_mask(length) if causal else None
         expected, weights = grouped_query.grouped_attention(Q, K, V, mask)
         group = h // h_kv
-        cycled = scaled_dot_product_attention(Q, K.repeat(1, group, 1, 1), V.repeat(1, group, 1, 1), mask)
+        cycled = scaled_dot_product_attention(
+            Q, K.repeat(1, group, 1, 1), V.repeat(1, group, 1, 1), mask
+        )
         unmasked = grouped_query.grouped_attention(Q, K, V)
         mistakes = [(cycled[0], CYCLED)]
         if causal:
-            mistakes.append((unmasked[0], "the mask is ignored: pass it on to the attention"))
-        what = f"the output for Q {shape(Q)} and K, V {shape(K)}" + (" with a causal mask" if causal else "")
+            mistakes.append(
+                (
+                    unmasked[0],
+                    "the mask is ignored: pass it on to the attention",
+                )
+            )
+        what = f"the output for Q {shape(Q)} and K, V {shape(K)}" + (
+            " with a causal mask" if causal else ""
+        )
         got = call_on_copies(learner.grouped_attention, Q, K, V, mask)
         if not isinstance(got, tuple) or len(got) != 2:
             expect_same(got, expected, f"{what}: should be (output, weights)")
         expect_same(got[0], expected, what, mistakes)
-        weight_mistakes = [(cycled[1], CYCLED)] + ([(unmasked[1], "the mask is ignored")] if causal else [])
-        expect_same(got[1], weights, f"the weights for Q {shape(Q)} and K, V {shape(K)}", weight_mistakes)
+        weight_mistakes = [(cycled[1], CYCLED)] + (
+            [(unmasked[1], "the mask is ignored")] if causal else []
+        )
+        expect_same(
+            got[1],
+            weights,
+            f"the weights for Q {shape(Q)} and K, V {shape(K)}",
+            weight_mistakes,
+        )
 
 
 def _check_grouped_attention_errors(learner: ModuleType) -> None:
     Q, K = torch.randn(1, 4, 3, 8), torch.randn(1, 3, 3, 8)
-    expect_error(lambda: learner.grouped_attention(Q, K, K), (ValueError,), "4 query heads and 3 key/value heads")
+    expect_error(
+        lambda: learner.grouped_attention(Q, K, K),
+        (ValueError,),
+        "4 query heads and 3 key/value heads",
+    )
 
 
 GROUPED_ATTENTION: Grader = [
-    ("grouped-query, multi-query and multi-head attention", _check_grouped_attention),
-    ("an error when the key/value heads do not divide the query heads", _check_grouped_attention_errors),
+    (
+        "grouped-query, multi-query and multi-head attention",
+        _check_grouped_attention,
+    ),
+    (
+        "an error when the key/value heads do not divide the query heads",
+        _check_grouped_attention_errors,
+    ),
 ]

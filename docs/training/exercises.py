@@ -12,7 +12,8 @@ EXERCISES = [
         "training",
         "Implement the learning-rate schedules",
         "Return the factor of the base learning rate at a step: linear warm-up, then constant, inverse square "
-        "root or cosine.",
+        "root or cosine. "
+        "Raise a ValueError for an unknown schedule.",
         "tutorial_code.digit_model",
         ("schedule",),
         "SCHEDULE",

@@ -8,10 +8,16 @@ from functools import partial
 from types import ModuleType
 
 import torch
-
 from tutorial_code import digit_model, encoder
 from tutorial_tools.exercises.checks import Wrong, expect_error
-from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, perturbed, shape, twin
+from tutorial_tools.exercises.common import (
+    Grader,
+    call_on_copies,
+    expect_same,
+    perturbed,
+    shape,
+    twin,
+)
 
 # (steps, warmup_steps): the usual run; short runs with one warm-up step, none, nothing but warm-up, and one step
 # after it.
@@ -28,14 +34,27 @@ def _number(value: object, what: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise Wrong(f"{what} should be a number, got {type(value).__name__}") from None
+        raise Wrong(
+            f"{what} should be a number, got {type(value).__name__}"
+        ) from None
 
 
-def _schedule_mistakes(schedule: str, steps: int, warmup: int, at: list[int], expected: list[float]) -> list:
+def _schedule_mistakes(
+    schedule: str, steps: int, warmup: int, at: list[int], expected: list[float]
+) -> list:
     """The factors of the usual slips, each differing from the reference's where the slip matters."""
 
-    def changed(slip) -> torch.Tensor:  # the reference's factors, with `slip(step)` where it gives a number
-        return torch.tensor([v if slip(s) is None else slip(s) for s, v in zip(at, expected, strict=True)])
+    def changed(
+        slip,
+    ) -> (
+        torch.Tensor
+    ):  # the reference's factors, with `slip(step)` where it gives a number
+        return torch.tensor(
+            [
+                v if slip(s) is None else slip(s)
+                for s, v in zip(at, expected, strict=True)
+            ]
+        )
 
     def cosine(progress: float) -> float:
         return 0.5 * (1 + math.cos(math.pi * progress))
@@ -51,7 +70,14 @@ def _schedule_mistakes(schedule: str, steps: int, warmup: int, at: list[int], ex
         ]  # fmt: skip
     if schedule == "inverse_sqrt":
         go_on = "after the warm-up the factor must go on from 1: sqrt(warmup_steps / (step + 1))"
-        mistakes.append((changed(lambda s: 1 / math.sqrt(s + 1) if s >= warmup else None), go_on))
+        mistakes.append(
+            (
+                changed(
+                    lambda s: 1 / math.sqrt(s + 1) if s >= warmup else None
+                ),
+                go_on,
+            )
+        )
     if schedule == "cosine":
         mistakes += [
             (changed(lambda s: cosine(s / (steps - 1)) if s >= warmup else None),
@@ -66,20 +92,39 @@ def _check_schedule(learner: ModuleType) -> None:
     for schedule in digit_model.SCHEDULES:
         for steps, warmup in SCHEDULE_RUNS:
             at = _steps(steps, warmup)
-            expected = [digit_model.learning_rate_factor(s, steps, warmup, schedule) for s in at]
+            expected = [
+                digit_model.learning_rate_factor(s, steps, warmup, schedule)
+                for s in at
+            ]
             what = f"the {schedule!r} factors with {warmup} warm-up steps of {steps}"
-            got = [_number(learner.learning_rate_factor(s, steps, warmup, schedule), what) for s in at]
-            wrong = [(s, g, e) for s, g, e in zip(at, got, expected, strict=True) if abs(g - e) > 1e-6]
+            got = [
+                _number(
+                    learner.learning_rate_factor(s, steps, warmup, schedule),
+                    what,
+                )
+                for s in at
+            ]
+            wrong = [
+                (s, g, e)
+                for s, g, e in zip(at, got, expected, strict=True)
+                if abs(g - e) > 1e-6
+            ]
             if wrong:  # name the step, not its index among the steps checked
                 step, yours, theirs = wrong[0]
                 what += f", first wrong at step {step} (yours {yours:.6g}, the reference's {theirs:.6g})"
-            mistakes = partial(_schedule_mistakes, schedule, steps, warmup, at, expected)
+            mistakes = partial(
+                _schedule_mistakes, schedule, steps, warmup, at, expected
+            )
             expect_same(torch.tensor(got, dtype=torch.float64), torch.tensor(expected, dtype=torch.float64), what,
                         mistakes, atol=1e-6)  # fmt: skip
 
 
 def _check_schedule_error(learner: ModuleType) -> None:
-    expect_error(lambda: learner.learning_rate_factor(0, 10, 0, "linear"), (ValueError,), "an unknown schedule")
+    expect_error(
+        lambda: learner.learning_rate_factor(0, 10, 0, "linear"),
+        (ValueError,),
+        "an unknown schedule",
+    )
 
 
 SCHEDULE: Grader = [
@@ -103,12 +148,18 @@ def _check_classifier(learner: ModuleType) -> None:
         body = encoder.Encoder(vocab_size=9, d_model=16, num_heads=4, d_ff=32, num_layers=1, dropout=0.0,
                                pad_id=pad_id)  # fmt: skip
         reference = perturbed(encoder.EncoderClassifier(body, 3), seed).eval()
-        ours = twin(learner.EncoderClassifier, reference, copy.deepcopy(body), 3)
+        ours = twin(
+            learner.EncoderClassifier, reference, copy.deepcopy(body), 3
+        )
         what = f"the logits of tokens {shape(tokens)} with pad_id={pad_id}"
         with torch.no_grad():
             expected, got = reference(tokens), call_on_copies(ours, tokens)
             encoded, _ = body(tokens)
-            real = (tokens != pad_id).unsqueeze(-1).float() if pad_id is not None else torch.ones_like(encoded[..., :1])
+            real = (
+                (tokens != pad_id).unsqueeze(-1).float()
+                if pad_id is not None
+                else torch.ones_like(encoded[..., :1])
+            )
             mistakes = [
                 (reference.head(encoded.mean(dim=1)), "your mean counts the padding positions: average over the "
                                                       "real tokens only"),
@@ -123,10 +174,16 @@ def _check_classifier(learner: ModuleType) -> None:
                                  f"self.encoder.pad_id (here {pad_id})"))  # fmt: skip
         expect_same(got, expected, what, mistakes)
         if pad_id is not None:
-            longer = torch.cat([tokens, torch.full((tokens.size(0), 3), pad_id)], dim=1)
+            longer = torch.cat(
+                [tokens, torch.full((tokens.size(0), 3), pad_id)], dim=1
+            )
             with torch.no_grad():
                 got = call_on_copies(ours, longer)
-            expect_same(got, expected, f"{what}, after three more padding tokens")
+            expect_same(
+                got, expected, f"{what}, after three more padding tokens"
+            )
 
 
-CLASSIFIER: Grader = [("EncoderClassifier.forward against the reference", _check_classifier)]
+CLASSIFIER: Grader = [
+    ("EncoderClassifier.forward against the reference", _check_classifier)
+]

@@ -22,23 +22,48 @@ def raised(text: str) -> bool:
     return bool(re.match(r"\w+Error: ", text))
 
 
-@checks.after("table", "troubleshooting: Nothing fails: the matrix products and the combine's reshape fit these shapes")
+@checks.after(
+    "table",
+    "troubleshooting: Nothing fails: the matrix products and the combine's reshape fit these shapes",
+)
 def view_without_transpose_raises_nothing(symptoms):
     # no error, and the weights are (B, T, h, h): each token attends over its own heads
-    return re.match(r"no error; weights of shape \(\d+, \d+, (\d+), \1\)", symptoms["view_no_transpose"]) is not None
+    return (
+        re.match(
+            r"no error; weights of shape \(\d+, \d+, (\d+), \1\)",
+            symptoms["view_no_transpose"],
+        )
+        is not None
+    )
 
 
-@checks.after("table", "troubleshooting: Nothing raises an error; only inputs with more padding than usual show it")
+@checks.after(
+    "table",
+    "troubleshooting: Nothing raises an error; only inputs with more padding than usual show it",
+)
 def classifier_padding_raises_nothing(symptoms, after_fix):
-    broken, fixed = symptoms["classifier_padding"], after_fix["classifier_padding"]
+    broken, fixed = (
+        symptoms["classifier_padding"],
+        after_fix["classifier_padding"],
+    )
     return not raised(broken) and number(broken) > 1e-3 and number(fixed) < 1e-5
 
 
-@checks.after("table", "troubleshooting: where the post-norm stack ends far above the pre-norm one")
+@checks.after(
+    "table",
+    "troubleshooting: where the post-norm stack ends far above the pre-norm one",
+)
 def six_post_norm_layers_end_far_above_pre_norm(symptoms, after_fix):
-    return number(symptoms["deep_post_norm"]) > 5 * number(after_fix["deep_post_norm"])
+    return number(symptoms["deep_post_norm"]) > 5 * number(
+        after_fix["deep_post_norm"]
+    )
 
 
-@checks.after("table", "troubleshooting: The learning rate is far too high for Adam on this model")
+@checks.after(
+    "table",
+    "troubleshooting: The learning rate is far too high for Adam on this model",
+)
 def learning_rate_far_too_high(symptoms, after_fix):
-    return number(symptoms["learning_rate"]) > 10 * number(after_fix["learning_rate"])
+    return number(symptoms["learning_rate"]) > 10 * number(
+        after_fix["learning_rate"]
+    )

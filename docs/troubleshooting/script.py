@@ -1,8 +1,9 @@
 # %% [markdown]
 # # Troubleshooting
 #
-# The code of the chapter page, in page order. This file is a jupytext percent script: it runs
-# as a notebook, with `python`, or as `transformer-tutorial troubleshooting` (options: `--help`).
+# The code of the chapter page, in page order. This file is a jupytext percent
+# script: it runs as a notebook, with `python`, or as
+# `transformer-tutorial troubleshooting` (options: `--help`).
 
 
 # %%
@@ -11,7 +12,8 @@ from tutorial_code.troubleshooting import PROBLEMS, markdown_table, measure
 
 rows = measure(PROBLEMS)  # each problem's broken and fixed variant, run
 print(markdown_table(rows))
-symptoms = {row.name: row.symptom for row in rows}  # what each broken variant showed
+# what each broken variant showed
+symptoms = {row.name: row.symptom for row in rows}
 after_fix = {row.name: row.after for row in rows}  # and what its fix gives
 # --8<-- [end:table]
 
@@ -19,8 +21,11 @@ after_fix = {row.name: row.after for row in rows}  # and what its fix gives
 # %%
 # --8<-- [start:setup]
 import torch
-
-from tutorial_code.debugging import attention_entropy, gradient_norms, print_shapes
+from tutorial_code.debugging import (
+    attention_entropy,
+    gradient_norms,
+    print_shapes,
+)
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.sum_task import make_batch, trained_sum_model
 
@@ -32,7 +37,8 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
 STEPS = 500  # optimizer steps of every model this chapter trains
-DEVICE = "cpu"  # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+# where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
+DEVICE = "cpu"
 # --8<-- [end:parameters]
 
 
@@ -53,8 +59,12 @@ numbers = torch.tensor([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]])
 with torch.no_grad():
     for name, model in (("untrained", untrained), ("trained", trained)):
         weights = model(numbers)[1]
-        entropy = [attention_entropy(w).mean(dim=(0, 2)) for w in weights]  # per layer, per head
-        print(f"{name:>9}: entropy per head, layer 0 {entropy[0]}, layer 1 {entropy[1]}")
+        # per layer, per head
+        entropy = [attention_entropy(w).mean(dim=(0, 2)) for w in weights]
+        print(
+            f"{name:>9}: entropy per head, layer 0 {entropy[0]}, "
+            f"layer 1 {entropy[1]}"
+        )
 # --8<-- [end:entropy]
 
 
@@ -73,5 +83,8 @@ for name in (
     "head.weight",
 ):
     print(f"{name:<40} {norms[name]:.2e}")
-print("parameters without a gradient:", [name for name, norm in norms.items() if norm != norm] or "none")
+print(
+    "parameters without a gradient:",
+    [name for name, norm in norms.items() if norm != norm] or "none",
+)
 # --8<-- [end:gradients]

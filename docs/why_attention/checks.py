@@ -12,19 +12,30 @@ def shrinks_geometrically(recurrent):
     return all(recurrent[t] < 0.01 * recurrent[t + 8] for t in range(0, 56, 8))
 
 
-@checks.after("gradient_reach", "why_attention: inputs a few dozen steps back receive almost nothing")
+@checks.after(
+    "gradient_reach",
+    "why_attention: inputs a few dozen steps back receive almost nothing",
+)
 def inputs_few_dozen_steps_back_receive(recurrent):
     # 24 steps back or more: under a millionth of what the last input receives
     return max(recurrent[:40]) < 1e-06 * recurrent[63]
 
 
-@checks.after("gradient_reach", "why_attention: about the same size at every earlier position")
+@checks.after(
+    "gradient_reach",
+    "why_attention: about the same size at every earlier position",
+)
 def about_same_size_every_earlier_position(attention):
-    earlier = attention[:63]  # every position but the last, whose input is also the query
+    earlier = attention[
+        :63
+    ]  # every position but the last, whose input is also the query
     return max(earlier) < 2 * min(earlier)
 
 
-@checks.after("gradient_reach", "why_attention: the last position, whose input also forms the query, gets several")
+@checks.after(
+    "gradient_reach",
+    "why_attention: the last position, whose input also forms the query, gets several",
+)
 def last_position_whose_input_also_forms(attention):
     return attention[63] > 3 * max(attention[:63])
 
@@ -32,9 +43,19 @@ def last_position_whose_input_also_forms(attention):
 @checks.after("work", "why_attention: attention's work grows faster")
 def attention_s_work_grows_faster(growth, rnn_growth):
     # rnn_growth: the RNN's work at T = 1024 over its work at T = 512 (the same at every T)
-    return rnn_growth == 2 and all(g > rnn_growth for g in growth) and growth[-1] > 1.5 * rnn_growth
+    return (
+        rnn_growth == 2
+        and all(g > rnn_growth for g in growth)
+        and growth[-1] > 1.5 * rnn_growth
+    )
 
 
-@checks.after("work", "why_attention: doubling $T$ comes closer and closer to quadrupling the work")
+@checks.after(
+    "work",
+    "why_attention: doubling $T$ comes closer and closer to quadrupling the work",
+)
 def doubling_t_comes_closer_to_quadrupling(growth):
-    return all(a < b < 4 for a, b in zip(growth, growth[1:], strict=False)) and growth[-1] > 3.5
+    return (
+        all(a < b < 4 for a, b in zip(growth, growth[1:], strict=False))
+        and growth[-1] > 3.5
+    )

@@ -12,7 +12,8 @@ EXERCISES = [
         "why_attention",
         "Implement a recurrent layer step by step",
         "Compute every hidden state of a one-layer nn.RNN with a loop over the positions, as its equation "
-        "reads, and see why the steps cannot run in parallel.",
+        "reads, and see why the steps cannot run in parallel. "
+        "Raise a ValueError for an nn.RNN it does not follow: more than one layer, bidirectional, batch_first=False, a nonlinearity other than tanh, or no biases.",
         "tutorial_code.why_attention",
         ("recurrent_by_hand",),
         "RECURRENT",

@@ -6,9 +6,14 @@ from types import ModuleType
 
 import torch
 from torch import nn
-
 from tutorial_tools.exercises.checks import expect_error
-from tutorial_tools.exercises.common import Grader, call_on_copies, expect_same, generator, shape
+from tutorial_tools.exercises.common import (
+    Grader,
+    call_on_copies,
+    expect_same,
+    generator,
+    shape,
+)
 
 # (B, T, d_in, d_hidden): a batch of three, and a batch of one with an odd length and other widths
 SIZES = [(3, 7, 4, 6), (1, 5, 3, 5)]
@@ -16,7 +21,12 @@ SIZES = [(3, 7, 4, 6), (1, 5, 3, 5)]
 
 def _mistakes(rnn: nn.RNN, x: torch.Tensor, expected: torch.Tensor) -> list:
     """What the usual slips give: each computed with the layer's own weights."""
-    w_ih, b_ih, w_hh, b_hh = rnn.weight_ih_l0, rnn.bias_ih_l0, rnn.weight_hh_l0, rnn.bias_hh_l0
+    w_ih, b_ih, w_hh, b_hh = (
+        rnn.weight_ih_l0,
+        rnn.bias_ih_l0,
+        rnn.weight_hh_l0,
+        rnn.bias_hh_l0,
+    )
 
     def loop(step) -> torch.Tensor:
         h, states = x.new_zeros(x.size(0), rnn.hidden_size), []
@@ -34,7 +44,9 @@ def _mistakes(rnn: nn.RNN, x: torch.Tensor, expected: torch.Tensor) -> list:
         (loop(lambda x_t, h: torch.tanh(x_t @ w_ih.T + h @ w_hh.T + b_hh)), "add both biases: bias_ih_l0 is missing"),
         (loop(lambda x_t, h: torch.tanh(x_t @ w_ih.T + b_ih + h @ w_hh.T)), "add both biases: bias_hh_l0 is missing"),
     ]  # fmt: skip
-    if x.size(0) != x.size(1):  # with B == T the two orders cannot be told apart
+    if x.size(0) != x.size(
+        1
+    ):  # with B == T the two orders cannot be told apart
         mistakes.insert(0, (expected.transpose(0, 1),
                             "your states are (T, B, d_hidden): stack them along dim=1, batch first"))  # fmt: skip
     return mistakes
@@ -57,12 +69,25 @@ def _check_recurrent_errors(learner: ModuleType) -> None:
     x = torch.randn(2, 3, 4, generator=generator())
     for what, rnn in [
         ("a two-layer nn.RNN", nn.RNN(4, 6, num_layers=2, batch_first=True)),
-        ("a bidirectional nn.RNN", nn.RNN(4, 6, bidirectional=True, batch_first=True)),
+        (
+            "a bidirectional nn.RNN",
+            nn.RNN(4, 6, bidirectional=True, batch_first=True),
+        ),
         ("an nn.RNN with batch_first=False", nn.RNN(4, 6)),
-        ("an nn.RNN with nonlinearity='relu'", nn.RNN(4, 6, nonlinearity="relu", batch_first=True)),
-        ("an nn.RNN with bias=False", nn.RNN(4, 6, bias=False, batch_first=True)),
+        (
+            "an nn.RNN with nonlinearity='relu'",
+            nn.RNN(4, 6, nonlinearity="relu", batch_first=True),
+        ),
+        (
+            "an nn.RNN with bias=False",
+            nn.RNN(4, 6, bias=False, batch_first=True),
+        ),
     ]:
-        expect_error(lambda rnn=rnn: learner.recurrent_by_hand(rnn, x.clone()), (ValueError,), what)
+        expect_error(
+            lambda rnn=rnn: learner.recurrent_by_hand(rnn, x.clone()),
+            (ValueError,),
+            what,
+        )
 
 
 RECURRENT: Grader = [

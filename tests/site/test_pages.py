@@ -102,8 +102,8 @@ def test_copying_the_blocks_in_order_gives_a_program_that_prints_the_page(site, 
 class ShownCode(HTMLParser):
     """The text of every Python code block in a built page, in page order (output blocks are `text`).
 
-    The solution of a find-the-bug exercise shows only the repaired function, after a line that says what the
-    bug was: the reader's starter file holds the rest, so those blocks are left out (`bug_solutions` counts them).
+    The solution of a find-the-bug exercise shows the repair as a diff, after a line that says what the bug was:
+    the reader's starter file holds the rest, so a Python block there is left out (`bug_solutions` counts them).
     """
 
     def __init__(self) -> None:
@@ -122,6 +122,8 @@ class ShownCode(HTMLParser):
         elif tag == "div" and "language-python" in classes:
             self.depth = 1
             self.blocks.append("")
+        elif tag == "div" and "language-diff" in classes and self.in_bug_solution:
+            self.bug_solutions += 1  # the repair as a diff: no Python to run
 
     def handle_endtag(self, tag):
         if self.depth and tag == "div":

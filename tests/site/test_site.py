@@ -7,10 +7,10 @@ from pathlib import Path
 
 from conftest import ROOT
 
-PUBLIC_MODULES = sorted(
-    p.stem
-    for p in (ROOT / "tutorial_code").glob("*.py")
-    if not p.stem.startswith("_")  # every module readers copy has its page: tooling lives in tutorial_tools
+PUBLIC_MODULES = sorted(  # every module readers copy has its page (a subpackage's as `diagrams.plots`)
+    ".".join(p.relative_to(ROOT / "tutorial_code").with_suffix("").parts)
+    for p in [*(ROOT / "tutorial_code").glob("*.py"), *(ROOT / "tutorial_code").glob("*/*.py")]
+    if not p.stem.startswith("_")  # tooling lives in tutorial_tools
 )
 
 

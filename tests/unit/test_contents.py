@@ -60,7 +60,7 @@ def test_each_module_is_listed_under_the_chapter_that_shows_its_code_first():
         for block, _ in folded_blocks(page):
             for found in filter(None, map(sections.include, block.body)):
                 module = found.path.removeprefix("tutorial_code/").removesuffix(".py")
-                if found.path.startswith("tutorial_code/") and "/" not in module and module != "plots":
+                if found.path.startswith("tutorial_code/") and "/" not in module:
                     first_page.setdefault(module, str(page.relative_to(DOCS)))
     listed = {module: chapter.page_path for chapter in CHAPTERS for module in chapter.teaches}
     assert listed == first_page

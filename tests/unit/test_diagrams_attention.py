@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import pytest
 import torch
 
-from tutorial_code.diagrams_attention import connection_paths, mask_maps, one_query
+from tutorial_code.diagrams.attention import connection_paths, mask_maps, one_query
 
 
 def red_lines(ax) -> int:

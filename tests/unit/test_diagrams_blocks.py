@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tutorial_code.diagrams_blocks import pairs_on_circle, residual_orders  # noqa: E402
+from tutorial_code.diagrams.blocks import pairs_on_circle, residual_orders  # noqa: E402
 from tutorial_code.positional import sinusoidal_table  # noqa: E402
 
 

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tutorial_code.diagrams_decoder import (
+from tutorial_code.diagrams.decoder import (
     beam_tree,
     distribution_bars,
     encoder_decoder_diagram,

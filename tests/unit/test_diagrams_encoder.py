@@ -5,7 +5,7 @@ import pytest
 import torch
 from torch import nn
 
-from tutorial_code.diagrams_encoder import encoder_diagram, encoder_shapes, weight_copy_diagram
+from tutorial_code.diagrams.encoder import encoder_diagram, encoder_shapes, weight_copy_diagram
 from tutorial_code.encoder import Encoder
 from tutorial_code.from_torch import multi_head_attention_from_torch
 

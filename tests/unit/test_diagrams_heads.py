@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import torch
 
-from tutorial_code.diagrams_heads import HEAD_COLOURS, head_split_figure, tinted
+from tutorial_code.diagrams.heads import HEAD_COLOURS, head_split_figure, tinted
 
 
 def test_tinted_is_white_for_zero_and_the_full_colour_for_the_largest_value():

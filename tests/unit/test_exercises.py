@@ -11,7 +11,7 @@ from tutorial_tools.exercises import EXERCISES
 from tutorial_tools.exercises.catalogue import PLANTED
 from tutorial_tools.exercises.checks import NOT_IMPLEMENTED
 from tutorial_tools.exercises.grading import grade, grade_in_subprocess, load
-from tutorial_tools.exercises.starter import reference_code, starter_code
+from tutorial_tools.exercises.starter import fix_diff, layout_free, occurrences, reference_code, starter_code
 
 # The hint each find-the-bug starter must get, untouched.
 BUG_HINTS = {
@@ -60,8 +60,8 @@ def test_the_untouched_starter_fails_cleanly(name, tmp_path):
 @pytest.mark.parametrize(("name", "correct", "planted", "hint"), PLANTED, ids=[f"{p[0]}:{p[3]}" for p in PLANTED])
 def test_a_planted_mistake_gets_its_hint(name, correct, planted, hint, tmp_path):
     code = reference_code(EXERCISES[name])
-    assert code.count(correct) >= 1, f"the reference of {name} no longer contains {correct!r}"
-    results = graded(code.replace(correct, planted, 1), name, tmp_path)
+    assert occurrences(code, correct) >= 1, f"the reference of {name} no longer contains {correct!r}"
+    results = graded(layout_free(correct).sub(lambda _: planted, code, count=1), name, tmp_path)
     hints = [result.hint for result in results if not result.passed]
     assert any(hint in text for text in hints), hints
 
@@ -140,11 +140,27 @@ def test_an_endless_loop_is_stopped_and_reported(tmp_path):
 
 
 def test_the_site_build_never_imports_the_grader():
-    """Pages show the solutions as included text; no chapter, hook or build module runs a learner's file."""
+    """Pages show the solutions as included text and the repairs as diffs (the hook reads the catalogue and
+    the starter's sections for them); no chapter, hook or build module grades or runs a learner's file."""
     paths = [*(ROOT / "hooks").rglob("*.py"), *(ROOT / "sitebuild").rglob("*.py")]
     paths += [*(ROOT / "docs").glob("*/script.py"), *(ROOT / "docs").glob("*/checks.py")]
     for path in paths:
-        assert "exercises" not in path.read_text(encoding="utf-8"), path
+        text = path.read_text(encoding="utf-8")
+        for grader in ("exercises.grading", "exercises.checks", "graders", "grade_in_subprocess"):
+            assert grader not in text, (path, grader)
+
+
+def test_a_find_the_bug_solution_is_the_diff_of_its_repair():
+    for name, exercise in EXERCISES.items():
+        if exercise.bug:
+            diff = fix_diff(exercise)
+            removed = [line[1:] for line in diff.splitlines() if line.startswith("-")]
+            added = [line[1:] for line in diff.splitlines() if line.startswith("+")]
+            assert removed and added, name
+            starter, reference = starter_code(exercise), reference_code(exercise)
+            assert all(line in starter and line not in reference for line in removed), name
+            assert all(line in reference and line not in starter for line in added), name
+            assert len(diff.splitlines()) <= 12, f"{name}: a diff of {len(diff.splitlines())} lines"
 
 
 def test_every_exercise_ends_its_chapter_page_with_the_commands_and_a_folded_solution():
@@ -157,18 +173,24 @@ def test_every_exercise_ends_its_chapter_page_with_the_commands_and_a_folded_sol
         source = f"tutorial_code/{exercise.module.split('.')[-1]}.py"
         solution = entry.split('??? success "Solution', 1)[1]
         included = [line.strip() for line in solution.splitlines() if "--8<--" in line]
-        if exercise.bug:  # the one repaired function, after one line that says what the bug was
-            (fixed,) = [
-                section for section in exercise.sections if exercise.bug[0] in starter_section(exercise, section)
-            ]
-            assert included == [f'--8<-- "{source}:{fixed}"'], name
+        if exercise.bug:  # one line that says what the bug was, then the repair as a diff, not the function again
+            assert included == [], name
+            assert f'```diff fix="{name}"' in solution, name
             assert "**The bug:** " in solution.split("```", 1)[0], name
         else:
             assert included == [f'--8<-- "{source}:{section}"' for section in ("imports", *exercise.sections)], name
 
 
-def starter_section(exercise, name: str) -> str:
-    """The text of section `name` of the exercise's module."""
-    from snippets import section
+ASKS_FOR_ERRORS = ("raise", "error", "refuse")
 
-    return section(f"tutorial_code/{exercise.module.split('.')[-1]}.py", name)
+
+@pytest.mark.parametrize("name", [n for n, e in EXERCISES.items() if not e.bug])
+def test_an_exercise_that_grades_errors_asks_for_them(name):
+    """A grader grades what the task asks: a check of the errors is announced in the task's words."""
+    exercise = EXERCISES[name]
+    grades_errors = [step for step, _ in exercise.checks if "error" in step]
+    if grades_errors:
+        assert any(word in exercise.task.lower() for word in ASKS_FOR_ERRORS), (
+            f"{name}: its grader checks {grades_errors[0]!r}, but the task never asks for it: say in the task "
+            f"(docs/{exercise.chapter}/exercises.py) which inputs raise an error"
+        )

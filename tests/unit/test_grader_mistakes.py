@@ -18,7 +18,7 @@ import torch
 
 from tutorial_tools.exercises import EXERCISES
 from tutorial_tools.exercises.grading import grade, load
-from tutorial_tools.exercises.starter import reference_code
+from tutorial_tools.exercises.starter import plant, reference_code
 
 NO_HINT = None  # the solution is rejected, and no failing check claims a known mistake
 
@@ -241,9 +241,8 @@ def one_thread():
 def graded(name: str, correct: str, changed: str, tmp_path):
     """Grade the page's solution of `name` with `correct` replaced by `changed` (which must occur exactly once)."""
     code = reference_code(EXERCISES[name])
-    assert code.count(correct) == 1, f"the solution of {name} holds {correct!r} {code.count(correct)} times, not once"
     path = tmp_path / EXERCISES[name].file_name
-    path.write_text(code.replace(correct, changed), encoding="utf-8")
+    path.write_text(plant(code, correct, changed, what=f"the solution of {name}"), encoding="utf-8")
     return grade(EXERCISES[name], load(path), str(path))
 
 

@@ -20,7 +20,7 @@ SCRIPT = """# %% [markdown]
 # --8<-- [start:setup]
 import torch
 
-from tutorial_code.plots import heatmaps
+from tutorial_code.diagrams.plots import heatmaps
 # --8<-- [end:setup]
 
 

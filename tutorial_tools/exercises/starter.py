@@ -7,7 +7,9 @@ so it keeps their signatures, docstrings (with shapes) and imports.
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib.util
+import re
 import textwrap
 from pathlib import Path
 
@@ -37,14 +39,63 @@ def reference_code(exercise: Exercise) -> str:
     return "\n\n".join([imports.strip("\n") + "\n"] + [section(exercise.module, name) for name in exercise.sections])
 
 
+def layout_free(text: str) -> re.Pattern:
+    """A pattern that finds `text` in code however the formatter laid it out: line breaks and
+    indentation may differ, brackets may open or close a wrapped line, a trailing comma may appear,
+    and comments may stand elsewhere (a comment in `text` is left out of the pattern)."""
+    gap = r"(?:\s|#[^\n]*)*"  # white space and whole comments
+    body = re.sub(r"(^|\s)#[^\n]*", r"\1", text).strip()
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+    parts = [re.escape(lead)]
+    for token in re.findall(r"\s+|.", body, re.S):
+        if token.isspace():
+            parts.append(gap)
+        elif token in ")]}":
+            parts.append(r",?" + gap + re.escape(token))
+        elif token in "([{,":
+            parts.append(re.escape(token) + gap)
+        else:
+            parts.append(re.escape(token))
+    return re.compile("".join(parts) + re.escape(trail))
+
+
+def occurrences(code: str, text: str) -> int:
+    """How many times `text` stands in `code`, whatever its layout."""
+    return len(layout_free(text).findall(code))
+
+
+def plant(code: str, correct: str, planted: str, what: str = "the mistake") -> str:
+    """`code` with its one occurrence of `correct` (whatever its layout) replaced by `planted`."""
+    found = occurrences(code, correct)
+    if found != 1:
+        raise LookupError(f"{what} needs {correct!r} exactly once in the reference, found {found}")
+    return layout_free(correct).sub(lambda _: planted, code)
+
+
+def fix_diff(exercise: Exercise, context: int = 2) -> str:
+    """The repair of a find-the-bug exercise as a diff: `-` the planted lines, `+` the correct ones,
+    with `context` unchanged lines around them (`...` between two changes far apart)."""
+    if exercise.bug is None:
+        raise ValueError(f"{exercise.name} is not a find-the-bug exercise: it has no diff")
+    texts = [section(exercise.module, name) for name in exercise.sections]
+    (fixed,) = [text for text in texts if occurrences(text, exercise.bug[0]) == 1]
+    planted = plant(fixed, *exercise.bug, what=f"{exercise.name}: the planted bug")
+    lines = []
+    diff = difflib.unified_diff(planted.splitlines(), fixed.splitlines(), lineterm="", n=context)
+    for line in list(diff)[2:]:  # after the two file headers
+        if line.startswith("@@"):
+            if lines:
+                lines.append(" ...")
+            continue
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def starter_code(exercise: Exercise) -> str:
     """The file `transformer-tutorial exercise NAME` writes: a header, then the code to complete or repair."""
     code = reference_code(exercise)
     if exercise.bug is not None:
-        correct, planted = exercise.bug
-        if code.count(correct) != 1:
-            raise LookupError(f"{exercise.name}: the planted bug needs {correct!r} exactly once in the reference")
-        code = code.replace(correct, planted)
+        code = plant(code, *exercise.bug, what=f"{exercise.name}: the planted bug")
     code = _without_bodies(code, exercise.write)
     what = "Find the mistake and fix it" if exercise.bug else "Write the code where `raise NotImplementedError` stands"
     header = textwrap.fill(f"{exercise.title}. {exercise.task}", 100)

@@ -1,8 +1,9 @@
-"""The few kinds of chart the chapters draw. Each function takes the numbers and returns a matplotlib `Figure`.
+"""The few kinds of chart the chapters draw, each from numbers to a `Figure`.
 
-The chapters compute what a figure shows and pass it here, so a figure is an output of the
-chapter that computed its numbers (in a notebook, the figure appears under the cell). Figures
-have a white background so that they read the same in the light and the dark theme.
+The chapters compute what a figure shows and pass it here, so a figure is an
+output of the chapter that computed its numbers (in a notebook, the figure
+appears under the cell). Figures have a white background so that they read the
+same in the light and the dark theme.
 """
 
 # --8<-- [start:imports]
@@ -14,20 +15,39 @@ from matplotlib.figure import Figure
 
 
 # --8<-- [start:charts]
-def bars(panels: list[tuple[str, torch.Tensor]], xlabel: str, ylabel: str, reference: float | None = None) -> Figure:
-    """One bar chart per `(title, values)`, side by side, sharing the y axis; `reference` draws a dashed line.
+def bars(
+    panels: list[tuple[str, torch.Tensor]],
+    xlabel: str,
+    ylabel: str,
+    reference: float | None = None,
+) -> Figure:
+    """One bar chart per `(title, values)`, side by side, sharing the y axis.
+
+    `reference` draws a dashed line.
 
     Examples:
         >>> bars([("a", torch.ones(3))], "key", "weight").axes[0].get_title()
         'a'
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 2.8), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        figsize=(4 * len(panels), 2.8),
+        sharey=True,
+        squeeze=False,
+    )
     for ax, (title, values) in zip(axes[0], panels, strict=True):
         ax.bar(range(len(values)), values.numpy(), color="#3f51b5")
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(xlabel)
         if reference is not None:
-            ax.axhline(reference, color="#888888", linestyle="--", linewidth=1, label="uniform")
+            ax.axhline(
+                reference,
+                color="#888888",
+                linestyle="--",
+                linewidth=1,
+                label="uniform",
+            )
     axes[0][0].set_ylabel(ylabel)
     if reference is not None:
         axes[0][0].legend(loc="upper left", fontsize=8)
@@ -44,12 +64,17 @@ def heatmaps(
     ylabel: str,
     row_labels: list[str] | None = None,
 ) -> Figure:
-    """One heatmap per matrix, side by side, sharing one colour scale from 0 to the largest weight.
+    """One heatmap per matrix, side by side, one colour scale from 0 to the top.
 
-    `labels` name the columns, and the rows too unless `row_labels` is given (queries and keys differ).
+    `labels` name the columns, and the rows too unless `row_labels` is given
+    (queries and keys differ).
     """
     fig, axes = plt.subplots(
-        1, len(matrices), figsize=(2.4 * len(matrices) + 1.2, 2.9), layout="constrained", squeeze=False
+        1,
+        len(matrices),
+        figsize=(2.4 * len(matrices) + 1.2, 2.9),
+        layout="constrained",
+        squeeze=False,
     )
     top = max(float(m.max()) for m in matrices)
     for ax, matrix, title in zip(axes[0], matrices, titles, strict=True):
@@ -65,11 +90,18 @@ def heatmaps(
     return fig
 
 
-def log_lines(series: list[tuple[str, list[float], str]], xlabel: str, ylabel: str) -> Figure:
+def log_lines(
+    series: list[tuple[str, list[float], str]], xlabel: str, ylabel: str
+) -> Figure:
     """Lines on a logarithmic y axis, one per `(label, values, color)`."""
     fig, ax = plt.subplots(figsize=(7, 3.3))
     for label, values, color in series:
-        ax.semilogy([max(v, 1e-30) for v in values], label=label, color=color, linewidth=1.2)
+        ax.semilogy(
+            [max(v, 1e-30) for v in values],
+            label=label,
+            color=color,
+            linewidth=1.2,
+        )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
@@ -80,9 +112,11 @@ def log_lines(series: list[tuple[str, list[float], str]], xlabel: str, ylabel: s
 
 
 def table_image(table: torch.Tensor, xlabel: str, ylabel: str) -> Figure:
-    """A matrix of values between -1 and 1 as an image: red for negative, blue for positive."""
+    """A matrix of values in [-1, 1] as an image: red < 0, blue > 0."""
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    image = ax.imshow(table.numpy(), cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
+    image = ax.imshow(
+        table.numpy(), cmap="RdBu", vmin=-1, vmax=1, aspect="auto"
+    )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     fig.colorbar(image, ax=ax, label="value")
@@ -92,14 +126,20 @@ def table_image(table: torch.Tensor, xlabel: str, ylabel: str) -> Figure:
 
 
 def log_log_panels(
-    panels: list[tuple[str, dict[str, list[tuple[float, float]]]]], xlabel: str, colors: dict[str, str]
+    panels: list[tuple[str, dict[str, list[tuple[float, float]]]]],
+    xlabel: str,
+    colors: dict[str, str],
 ) -> Figure:
-    """Panels of lines on log-log axes (base 2): `(ylabel, {label: [(x, y), ...]})` each."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.4), squeeze=False)
+    """Lines on log-log axes (base 2), panels `(ylabel, {label: [(x, y)]})`."""
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(4.5 * len(panels), 3.4), squeeze=False
+    )
     for ax, (ylabel, lines) in zip(axes[0], panels, strict=True):
         for label, points in lines.items():
             xs, ys = zip(*sorted(points), strict=True)
-            ax.loglog(xs, ys, "o-", label=label, color=colors.get(label), base=2)
+            ax.loglog(
+                xs, ys, "o-", label=label, color=colors.get(label), base=2
+            )
         ax.set(xlabel=xlabel, ylabel=ylabel)
         ax.grid(alpha=0.3, which="both")
     axes[0][0].legend(fontsize=8)
@@ -109,7 +149,9 @@ def log_log_panels(
 
 
 def flow_diagram(steps: list[tuple[str, str]], per_row: int = 3) -> Figure:
-    """Numbered boxes joined by arrows, `per_row` to a row: one box per `(title, detail)` step.
+    """Numbered boxes joined by arrows, one per `(title, detail)` step.
+
+    `per_row` boxes to a row.
 
     Examples:
         >>> len(flow_diagram([("a", "x"), ("b", "y")]).axes)
@@ -132,14 +174,23 @@ def flow_diagram(steps: list[tuple[str, str]], per_row: int = 3) -> Figure:
             ha="center",
             va="center",
             fontsize=9,
-            bbox={"boxstyle": "round,pad=0.5", "facecolor": "#e8eaf6", "edgecolor": "#3f51b5"},
+            bbox={
+                "boxstyle": "round,pad=0.5",
+                "facecolor": "#e8eaf6",
+                "edgecolor": "#3f51b5",
+            },
         )
     for (x0, y0), (x1, y1) in zip(centres, centres[1:], strict=False):
         if y0 == y1:  # same row: a short arrow between neighbours
             start, end = (x0 + 0.36, y0), (x1 - 0.36, y1)
-        else:  # next row: from the bottom of the last box to the top of the first
+        else:  # next row: from the bottom of the last box to the first's top
             start, end = (x0, y0 - 0.3), (x1, y1 + 0.3)
-        ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "color": "#555555"})
+        ax.annotate(
+            "",
+            xy=end,
+            xytext=start,
+            arrowprops={"arrowstyle": "->", "color": "#555555"},
+        )
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig

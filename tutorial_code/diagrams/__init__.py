@@ -1,0 +1,1 @@
+"""The pictures and charts the chapters draw, apart from the models."""

@@ -1,0 +1,309 @@
+"""Pictures of the first chapters' ideas: connections, one query at work, masks.
+
+Each function takes tensors a chapter computed and returns a matplotlib
+`Figure`, so the chapters keep their computing lines apart from the drawing.
+Figures have a white background, to read the same in the light and dark theme.
+"""
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+_BLUE, _RED, _GREY = "#3f51b5", "#c62828", "#bdbdbd"
+
+
+def connection_paths(seq_len: int = 8) -> Figure:
+    """The path from the first input to the last output in three kinds of layer.
+
+    Inputs sit on the bottom row, outputs on the top row. The edges that carry
+    input 0 to output `seq_len - 1` are red: `seq_len - 1` hidden-state steps
+    for a recurrent layer, `log2(seq_len)` dilated convolutions of kernel 2, one
+    step for attention.
+
+    Returns:
+        A figure with three panels side by side.
+
+    Raises:
+        ValueError: If `seq_len` is not a power of 2 of at least 2.
+
+    Examples:
+        >>> len(connection_paths(4).axes)
+        3
+    """
+    if seq_len < 2 or seq_len & (seq_len - 1):
+        raise ValueError(
+            f"seq_len must be a power of 2 of at least 2, got {seq_len}"
+        )
+    levels = seq_len.bit_length() - 1  # layers of the dilated convolution
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+    xs = range(seq_len)
+
+    def nodes(ax, y: float, label: str) -> None:
+        ax.scatter(
+            xs,
+            [y] * seq_len,
+            s=90,
+            color="white",
+            edgecolors="#424242",
+            zorder=3,
+        )
+        ax.text(-0.9, y, label, ha="right", va="center", fontsize=9)
+
+    def edge(
+        ax, start: tuple[float, float], end: tuple[float, float], on_path: bool
+    ) -> None:
+        style = (
+            {"color": _RED, "linewidth": 2.2, "zorder": 2}
+            if on_path
+            else {"color": _GREY, "linewidth": 0.8}
+        )
+        ax.plot(*zip(start, end, strict=True), **style)
+
+    # Recurrent: x_t -> h_t, and h_(t-1) -> h_t: the state carries position 0
+    # through every step.
+    ax = axes[0]
+    nodes(ax, 0, "x")
+    nodes(ax, 1, "h")
+    for t in xs:
+        edge(ax, (t, 0), (t, 1), on_path=t == 0)
+        if t:
+            edge(ax, (t - 1, 1), (t, 1), on_path=True)
+    ax.set_title(
+        f"recurrent: {seq_len - 1} steps from x_0 to h_{seq_len - 1}",
+        fontsize=10,
+    )
+
+    # Dilated convolution, kernel 2: layer l joins positions 2**l apart.
+    ax = axes[1]
+    for level in range(levels + 1):
+        nodes(ax, level, "x" if level == 0 else f"layer {level}")
+    for level in range(1, levels + 1):
+        gap = 2 ** (level - 1)
+        for t in xs:
+            for source in (t - gap, t):
+                if source >= 0:  # the path from x_0 climbs 0 -> 1 -> 3 -> 7 ...
+                    on_path = t == 2**level - 1 and source == t - gap
+                    edge(ax, (source, level - 1), (t, level), on_path=on_path)
+    ax.set_title(f"dilated convolution: {levels} layers", fontsize=10)
+
+    # Self-attention: every output reads every input in one step.
+    ax = axes[2]
+    nodes(ax, 0, "x")
+    nodes(ax, 1, "y")
+    for t in xs:
+        for s in xs:
+            edge(ax, (s, 0), (t, 1), on_path=(s, t) == (0, seq_len - 1))
+    ax.set_title("self-attention: 1 step", fontsize=10)
+
+    for ax in axes:
+        ax.set_xlim(-2.6, seq_len - 0.4)
+        ax.margins(y=0.15)
+        ax.axis("off")
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def one_query(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    scores: torch.Tensor,
+    weights: torch.Tensor,
+    values: torch.Tensor,
+    output: torch.Tensor,
+) -> Figure:
+    """One query scored against every key, the softmax weights, the output.
+
+    Args:
+        query: (d_k,).
+        keys: (T, d_k).
+        scores: The query's scaled scores `q . k_s / sqrt(d_k)`, (T,).
+        weights: The softmax of the scores, (T,).
+        values: (T, d_v).
+        output: The weighted sum of the values, (d_v,).
+
+    Returns:
+        A figure of four columns: the query above the keys, the scores, the
+        weights, and the values below the output, each key's row level with its
+        score, weight and value.
+
+    Examples:
+        >>> keys, values = torch.randn(3, 2), torch.randn(3, 4)
+        >>> scores = keys @ torch.ones(2)
+        >>> weights = torch.softmax(scores, dim=0)
+        >>> figure = one_query(torch.ones(2), keys, scores, weights, values,
+        ...                    weights @ values)
+        >>> len(figure.axes)
+        6
+    """
+    query, keys, values, output = (
+        t.detach().float() for t in (query, keys, values, output)
+    )
+    scores, weights = scores.detach().float(), weights.detach().float()
+    num_keys = keys.size(0)
+    fig = plt.figure(figsize=(11, 1.2 + 0.55 * num_keys))
+    grid = fig.add_gridspec(
+        2,
+        4,
+        height_ratios=[1, num_keys],
+        width_ratios=[keys.size(1), 3, 3, values.size(1)],
+        hspace=0.5,
+    )
+    top = float(
+        max(
+            keys.abs().max(),
+            values.abs().max(),
+            query.abs().max(),
+            output.abs().max(),
+        )
+    )
+
+    def matrix(
+        ax, data: torch.Tensor, title: str, row_labels: list[str]
+    ) -> None:
+        ax.imshow(
+            data.numpy(), cmap="RdBu_r", vmin=-top, vmax=top, aspect="auto"
+        )
+        for row, numbers in enumerate(data.tolist()):
+            for column, value in enumerate(numbers):
+                # readable on dark cells
+                colour = "white" if abs(value) > 0.6 * top else "black"
+                ax.text(
+                    column,
+                    row,
+                    f"{value:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color=colour,
+                )
+        ax.set_title(title, fontsize=10)
+        ax.set_xticks([])
+        ax.set_yticks(range(len(row_labels)), row_labels, fontsize=8)
+
+    keys_labels = [f"key {s}" for s in range(num_keys)]
+    matrix(fig.add_subplot(grid[0, 0]), query[None], "the query q", ["q"])
+    matrix(
+        fig.add_subplot(grid[1, 0]),
+        keys,
+        "steps 2-3: score q with each key",
+        keys_labels,
+    )
+    for column, (data, title, fmt) in enumerate(
+        [
+            (scores, "q . k_s / sqrt(d_k)", "{:.2f}"),
+            (weights, "step 5: softmax (sum 1)", "{:.2f}"),
+        ],
+        start=1,
+    ):
+        ax = fig.add_subplot(grid[1, column])
+        ax.barh(
+            range(num_keys),
+            data.numpy(),
+            color=_BLUE if column == 2 else "#7986cb",
+        )
+        for s, value in enumerate(data.tolist()):
+            ax.text(
+                value,
+                s,
+                " " + fmt.format(value),
+                va="center",
+                ha="left" if value >= 0 else "right",
+                fontsize=8,
+            )
+        ax.axvline(0, color="#424242", linewidth=0.8)
+        ax.set_ylim(num_keys - 0.5, -0.5)
+        ax.set_yticks([])
+        ax.set_title(title, fontsize=10)
+        ax.margins(x=0.35)
+    matrix(
+        fig.add_subplot(grid[1, 3]),
+        values,
+        "values v_s",
+        [f"v_{s}" for s in range(num_keys)],
+    )
+    matrix(
+        fig.add_subplot(grid[0, 3]),
+        output[None],
+        "step 6: output = sum of weight_s * v_s",
+        ["out"],
+    )
+    fig.patch.set_facecolor("white")
+    return fig
+
+
+def mask_maps(masks: list[torch.Tensor], titles: list[str]) -> Figure:
+    """Boolean masks side by side: a filled cell may be attended, an empty not.
+
+    A row with no key left (fully masked) is outlined in red and marked.
+
+    Args:
+        masks: Boolean masks (T_q, T_k), True = may attend.
+
+    Returns:
+        A figure with one panel per mask; rows are queries, columns keys.
+
+    Raises:
+        ValueError: If `masks` and `titles` differ in length, or a mask is not
+            a 2-D boolean tensor.
+
+    Examples:
+        >>> causal = torch.ones(3, 3, dtype=torch.bool).tril()
+        >>> len(mask_maps([causal], ["causal"]).axes)
+        1
+    """
+    if len(masks) != len(titles):
+        raise ValueError(
+            f"one title per mask: got {len(masks)} "
+            f"masks and {len(titles)} titles"
+        )
+    for mask in masks:
+        if (
+            not isinstance(mask, torch.Tensor)
+            or mask.dtype != torch.bool
+            or mask.dim() != 2
+        ):
+            raise ValueError(
+                f"each mask must be a 2-D boolean tensor, got {mask!r}"
+            )
+    fig, axes = plt.subplots(
+        1, len(masks), figsize=(2.9 * len(masks), 3.3), squeeze=False
+    )
+    colours = ListedColormap(["#eeeeee", _BLUE])
+    for ax, mask, title in zip(axes[0], masks, titles, strict=True):
+        queries, keys = mask.shape
+        ax.imshow(mask.int().numpy(), cmap=colours, vmin=0, vmax=1)
+        ax.set_xticks(range(keys))
+        ax.set_yticks(range(queries))
+        ax.tick_params(labelsize=8)
+        ax.set_xticks([k - 0.5 for k in range(1, keys)], minor=True)
+        ax.set_yticks([q - 0.5 for q in range(1, queries)], minor=True)
+        ax.grid(which="minor", color="white", linewidth=1.5)
+        ax.tick_params(which="minor", length=0)
+        for row in (~mask.any(dim=-1)).nonzero().flatten().tolist():
+            outline = Rectangle(
+                (-0.5, row - 0.5),
+                keys,
+                1,
+                fill=False,
+                edgecolor=_RED,
+                linewidth=2.5,
+                zorder=3,
+            )
+            ax.add_patch(outline)
+            ax.text(
+                keys - 0.3,
+                row,
+                " no key left",
+                color=_RED,
+                va="center",
+                fontsize=8,
+            )
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("key", fontsize=9)
+    axes[0][0].set_ylabel("query", fontsize=9)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig

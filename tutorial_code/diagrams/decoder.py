@@ -1,0 +1,521 @@
+"""Pictures of the decoder chapters (10-12), from shapes and values computed.
+
+Each function takes what a chapter measured (tensor shapes, token ids,
+probabilities) and returns a matplotlib `Figure`: the architecture of the
+encoder-decoder, the shifted target of teacher forcing, one next-character
+distribution under several sampling settings, and a KV cache that grows one
+token at a time.
+"""
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+BLUE, BLUE_FILL = "#3f51b5", "#e8eaf6"
+GREEN, GREEN_FILL = "#2e7d32", "#e8f5e9"
+ORANGE, ORANGE_FILL = "#e65100", "#fff3e0"
+GREY, GREY_FILL = "#757575", "#f5f5f5"
+
+
+def _box(
+    ax,
+    x: float,
+    y: float,
+    width: float,
+    height: float,
+    text: str,
+    edge: str,
+    fill: str,
+    size: int = 9,
+) -> None:
+    """A rounded box centred on (x, y) with `text` in it."""
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle="round,pad=0.02,rounding_size=0.08",
+            facecolor=fill,
+            edgecolor=edge,
+            linewidth=1.2,
+        )
+    )
+    ax.text(x, y, text, ha="center", va="center", fontsize=size)
+
+
+def _arrow(
+    ax,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    color: str = "#555555",
+    **style,
+) -> None:
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=start,
+        arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.2, **style},
+    )
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(size) for size in shape) + ")"
+
+
+def encoder_decoder_diagram(
+    source: tuple[int, ...],
+    memory: tuple[int, ...],
+    target: tuple[int, ...],
+    output: tuple[int, ...],
+    cross_weights: tuple[int, ...],
+    num_layers: int,
+) -> Figure:
+    """The encoder-decoder as two stacks, with the shape of each tensor between.
+
+    The encoder (left) turns the source into the memory. Each decoder layer
+    (right) runs masked self-attention over the target, cross-attention with
+    queries from the decoder and keys and values from the memory, and a
+    feed-forward network.
+
+    Args:
+        source: Shape of the source vectors, (B, S, d_model).
+        memory: Shape of the encoder's output, (B, S, d_model).
+        target: Shape of the decoder's input vectors, (B, T, d_model).
+        output: Shape of the decoder's output, (B, T, d_model).
+        cross_weights: Shape of a decoder layer's cross-attention weights,
+            (B, h, T, S).
+        num_layers: Layers in each stack (N).
+
+    Examples:
+        >>> fig = encoder_decoder_diagram((2, 7, 32), (2, 7, 32), (2, 5, 32),
+        ...                               (2, 5, 32), (2, 4, 5, 7), 2)
+        >>> len(fig.axes)
+        1
+    """
+    fig, ax = plt.subplots(figsize=(9.2, 6.2))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10.4)
+    ax.axis("off")
+    left, right = 2.4, 7.2
+    # The encoder stack.
+    _box(
+        ax,
+        left,
+        0.7,
+        3.4,
+        0.7,
+        f"source vectors\n(B, S, d_model) = {_shape(source)}",
+        GREY,
+        GREY_FILL,
+    )
+    ax.add_patch(
+        FancyBboxPatch(
+            (0.55, 1.7),
+            3.7,
+            3.1,
+            boxstyle="round,pad=0.05",
+            facecolor="none",
+            edgecolor=BLUE,
+            ls="--",
+        )
+    )
+    ax.text(
+        0.7,
+        4.55,
+        f"encoder layer × {num_layers}",
+        fontsize=9,
+        color=BLUE,
+        va="center",
+    )
+    _box(
+        ax,
+        left,
+        2.4,
+        3.2,
+        0.75,
+        "self-attention\n(no mask: no padding here)",
+        BLUE,
+        BLUE_FILL,
+    )
+    _box(ax, left, 3.7, 3.2, 0.6, "feed-forward", BLUE, BLUE_FILL)
+    _box(ax, left, 5.5, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
+    _box(
+        ax,
+        left,
+        6.8,
+        3.4,
+        0.8,
+        f"memory\n(B, S, d_model) = {_shape(memory)}",
+        GREEN,
+        GREEN_FILL,
+    )
+    for start, end in ((1.05, 2.0), (2.8, 3.4), (4.0, 5.25), (5.75, 6.4)):
+        _arrow(ax, (left, start), (left, end))
+    # The decoder stack.
+    _box(
+        ax,
+        right,
+        0.7,
+        3.4,
+        0.7,
+        f"target vectors\n(B, T, d_model) = {_shape(target)}",
+        GREY,
+        GREY_FILL,
+    )
+    ax.add_patch(
+        FancyBboxPatch(
+            (5.2, 1.7),
+            4.0,
+            5.7,
+            boxstyle="round,pad=0.05",
+            facecolor="none",
+            edgecolor=ORANGE,
+            ls="--",
+        )
+    )
+    ax.text(
+        5.35,
+        7.15,
+        f"decoder layer × {num_layers}",
+        fontsize=9,
+        color=ORANGE,
+        va="center",
+    )
+    _box(
+        ax,
+        right,
+        2.4,
+        3.6,
+        0.75,
+        "masked self-attention\n(causal mask: t sees 0..t)",
+        ORANGE,
+        ORANGE_FILL,
+    )
+    _box(
+        ax,
+        right,
+        4.1,
+        3.6,
+        1.2,
+        "cross-attention\nqueries from the decoder,\n"
+        "keys and values from the memory\n"
+        f"weights (B, h, T, S) = {_shape(cross_weights)}",
+        ORANGE,
+        ORANGE_FILL,
+        size=8,
+    )
+    _box(ax, right, 5.85, 3.6, 0.6, "feed-forward", ORANGE, ORANGE_FILL)
+    _box(ax, right, 8.0, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
+    _box(
+        ax,
+        right,
+        9.4,
+        3.4,
+        0.8,
+        f"output\n(B, T, d_model) = {_shape(output)}",
+        ORANGE,
+        ORANGE_FILL,
+    )
+    for start, end in (
+        (1.05, 2.0),
+        (2.8, 3.45),
+        (4.75, 5.5),
+        (6.2, 7.75),
+        (8.25, 9.0),
+    ):
+        _arrow(ax, (right, start), (right, end))
+    # Every decoder layer reads the same memory.
+    _arrow(
+        ax,
+        (left + 1.75, 6.8),
+        (right - 1.85, 4.1),
+        color=GREEN,
+        connectionstyle="arc3,rad=-0.15",
+    )
+    ax.text(
+        4.55,
+        5.75,
+        "keys, values\nin every layer",
+        fontsize=8,
+        color=GREEN,
+        ha="center",
+    )
+    ax.text(
+        0.3,
+        9.6,
+        "B batch, S source length,\nT target length, h heads",
+        fontsize=8,
+        color=GREY,
+        va="center",
+    )
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def teacher_forcing_strip(
+    source: list[int],
+    decoder_input: list[int],
+    target: list[int],
+    start_token: int,
+) -> Figure:
+    """Teacher forcing for one example: source, decoder's input, target.
+
+    The decoder's input is the target shifted right by one behind the start
+    token: position t reads the true tokens before t and must predict target
+    token t (solid arrow). Each target token is fed in again one position later
+    (dashed arrow); the last one is never an input.
+
+    Args:
+        decoder_input: The decoder's input ids: the start token, then the target
+            without its last token.
+        start_token: The id of the start token, drawn as "BOS".
+
+    Examples:
+        >>> fig = teacher_forcing_strip([1, 2], [10, 2], [2, 1], start_token=10)
+        >>> len(fig.axes)
+        1
+    """
+    n = len(target)
+    fig, ax = plt.subplots(figsize=(1.0 * n + 3.2, 3.6))
+    ax.set_xlim(-2.9, n)
+    ax.set_ylim(-0.6, 4.4)
+    ax.axis("off")
+    rows = (
+        (3.8, "source\n(the encoder reads it)", source, GREY, GREY_FILL),
+        (
+            2.2,
+            "decoder input\nBOS + target[:-1]",
+            decoder_input,
+            BLUE,
+            BLUE_FILL,
+        ),
+        (0.2, "target\n(what position t predicts)", target, GREEN, GREEN_FILL),
+    )
+    for y, label, tokens, edge, fill in rows:
+        ax.text(-0.55, y, label, ha="right", va="center", fontsize=9)
+        for t, token in enumerate(tokens):
+            text = "BOS" if token == start_token else str(token)
+            _box(ax, t + 0.5, y, 0.7, 0.6, text, edge, fill, size=10)
+    for t in range(n):
+        # position t predicts target t
+        _arrow(ax, (t + 0.5, 1.88), (t + 0.5, 0.52), color=BLUE)
+        if t + 1 < n:  # target t is the input of position t + 1
+            _arrow(
+                ax,
+                (t + 0.62, 0.52),
+                (t + 1.38, 1.88),
+                color=GREEN,
+                linestyle="--",
+            )
+    for t in range(n):
+        ax.text(t + 0.5, 2.75, f"t={t}", ha="center", fontsize=7, color=GREY)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def distribution_bars(
+    labels: list[str], panels: list[tuple[str, torch.Tensor]]
+) -> Figure:
+    """One bar chart per `(title, probabilities)`, same tokens, one y axis.
+
+    Args:
+        labels: The name of each candidate token, one per bar.
+        panels: `(title, probabilities)` for each setting, one probability per
+            label.
+
+    Examples:
+        >>> probabilities = torch.tensor([0.7, 0.3])
+        >>> fig = distribution_bars(["a", "b"], [("T=1", probabilities)])
+        >>> fig.axes[0].get_title()
+        'T=1'
+    """
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        figsize=(3.1 * len(panels), 2.9),
+        sharey=True,
+        squeeze=False,
+    )
+    for ax, (title, probabilities) in zip(axes[0], panels, strict=True):
+        colors = [BLUE if p > 0 else GREY for p in probabilities.tolist()]
+        ax.bar(range(len(labels)), probabilities.numpy(), color=colors)
+        ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("next character", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("probability")
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def nucleus_bars(
+    labels: list[str], probabilities: torch.Tensor, kept: int, top_p: float
+) -> Figure:
+    """Sorted next-token probabilities, their running sum, and the top-p cut.
+
+    Args:
+        labels: The name of each token, likeliest first, one per bar.
+        probabilities: Their probabilities, in the same order (descending).
+        kept: How many of them the nucleus keeps (the first `kept` bars).
+        top_p: The probability the nucleus must reach: a dashed line.
+
+    Examples:
+        >>> probabilities = torch.tensor([0.6, 0.3, 0.1])
+        >>> fig = nucleus_bars(["a", "b", "c"], probabilities, 2, 0.8)
+        >>> len(fig.axes[0].patches)
+        3
+    """
+    fig, ax = plt.subplots(figsize=(7.5, 3.2))
+    positions = range(len(labels))
+    colors = [BLUE if i < kept else GREY for i in positions]
+    ax.bar(
+        positions,
+        probabilities.numpy(),
+        color=colors,
+        label="probability (blue: kept)",
+    )
+    ax.step(
+        positions,
+        probabilities.cumsum(0).numpy(),
+        where="mid",
+        color=ORANGE,
+        label="running sum",
+    )
+    ax.axhline(top_p, color=ORANGE, linestyle="--", linewidth=1)
+    ax.text(
+        -0.4, top_p + 0.02, f"p = {top_p}", ha="left", fontsize=8, color=ORANGE
+    )
+    ax.axvline(kept - 0.5, color="#555555", linewidth=1)
+    ax.set_xticks(list(positions), labels, fontsize=8)
+    ax.set_xlabel("next character, likeliest first", fontsize=8)
+    ax.set_ylabel("probability")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=8, loc="center right")
+    ax.grid(axis="y", alpha=0.3)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
+def beam_tree(steps: list[tuple[list[int], list[int], list[float]]]) -> Figure:
+    """The drafts beam search keeps at each step, joined to those they extend.
+
+    Args:
+        steps: For each step, `(parents, tokens, scores)`, one entry per kept
+            draft, likeliest first: the index of the draft it extends in the
+            step before (in the first step, 0: the start token), its new token
+            and its total log-probability.
+
+    Returns:
+        The figure; the path of the likeliest final draft is drawn in blue.
+
+    Examples:
+        >>> fig = beam_tree([([0, 0], [3, 5], [-0.1, -2.5]),
+        ...                  ([0, 1], [7, 7], [-0.2, -2.6])])
+        >>> len(fig.axes)
+        1
+    """
+    width = max(len(tokens) for _, tokens, _ in steps)
+    fig, ax = plt.subplots(figsize=(1.9 * (len(steps) + 1), 0.9 * width + 1.0))
+    on_best = [0]  # the likeliest final draft, traced back step by step
+    for parents, _, _ in reversed(steps[1:]):
+        on_best.insert(0, parents[on_best[0]])
+    _box(ax, 0, 0, 0.75, 0.5, "start", GREY, GREY_FILL)
+    for step, (parents, tokens, scores) in enumerate(steps, start=1):
+        ax.text(step, 0.6, f"step {step}", ha="center", fontsize=9)
+        for row, (parent, token, score) in enumerate(
+            zip(parents, tokens, scores, strict=True)
+        ):
+            best = row == on_best[step - 1]
+            colour, fill = (BLUE, BLUE_FILL) if best else (GREY, GREY_FILL)
+            shown = round(score, 1) + 0.0  # + 0.0: -0.0 reads as 0.0
+            _box(
+                ax, step, -row, 0.75, 0.5, f"{token}: {shown:.1f}", colour, fill
+            )
+            _arrow(ax, (step - 1 + 0.4, -parent), (step - 0.4, -row), colour)
+    ax.text(
+        0, -width + 0.3, "token: total log-probability", fontsize=8, color=GREY
+    )
+    ax.set_xlim(-0.6, len(steps) + 0.6)
+    ax.set_ylim(-width + 0.1, 0.9)
+    ax.axis("off")
+    fig.patch.set_facecolor("white")
+    return fig
+
+
+def kv_cache_growth(
+    steps: list[tuple[str, int]], shapes: list[tuple[int, ...]]
+) -> Figure:
+    """A KV cache growing step by step: a row per step, a cell per position.
+
+    Args:
+        steps: `(text, new)` for each step: the characters fed to the model at
+            that step and how many positions they add (the prompt first, then
+            one character per step).
+        shapes: The shape of one layer's cached keys after each step,
+            (B, h, t, d_k).
+
+    Examples:
+        >>> fig = kv_cache_growth([("ab", 2), ("c", 1)],
+        ...                       [(1, 4, 2, 16), (1, 4, 3, 16)])
+        >>> len(fig.axes)
+        1
+    """
+    if len(steps) != len(shapes):
+        raise ValueError(
+            f"one shape per step: got {len(steps)} "
+            f"steps and {len(shapes)} shapes"
+        )
+    total = sum(new for _, new in steps)
+    fig, ax = plt.subplots(
+        figsize=(0.55 * total + 6.0, 0.55 * len(steps) + 0.9)
+    )
+    ax.set_xlim(-2.6, total + 3.6)
+    ax.set_ylim(-len(steps) + 0.3, 1.3)
+    ax.axis("off")
+    chars = "".join(text for text, _ in steps)
+    ax.text(-0.2, 0.95, "step", ha="right", fontsize=8, color=GREY)
+    ax.text(
+        total / 2,
+        0.95,
+        "orange: keys and values computed at "
+        "this step; blue: read from the cache",
+        ha="center",
+        fontsize=8,
+        color=GREY,
+    )
+    ax.text(
+        total + 0.4,
+        0.95,
+        "keys of one layer (B, h, t, d_k)",
+        ha="left",
+        fontsize=8,
+        color=GREY,
+    )
+    length = 0
+    for row, ((_, new), shape) in enumerate(zip(steps, shapes, strict=True)):
+        y = -row
+        fed = "the prompt" if row == 0 else "one new token"
+        ax.text(-0.2, y, f"{row}: {fed}", ha="right", va="center", fontsize=8)
+        length += new
+        for position in range(length):
+            is_new = position >= length - new
+            char = chars[position] if chars[position] != " " else "␣"
+            edge, fill = (ORANGE, ORANGE_FILL) if is_new else (BLUE, BLUE_FILL)
+            _box(ax, position + 0.5, y, 0.8, 0.72, char, edge, fill, size=9)
+        ax.text(
+            total + 0.4,
+            y,
+            _shape(shape),
+            ha="left",
+            va="center",
+            fontsize=8,
+            family="monospace",
+        )
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
