@@ -43,8 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "benchmarks" / "build-times.json"
 YARDSTICK = ROOT.parent / "shared" / "yardstick.py"  # this machine's speed as one number, where it exists
-PROSE_PAGE = ROOT / "docs" / "masks.md"
-PROSE_PAGE_ZH = ROOT / "docs" / "masks.zh.md"  # the same page in the Chinese edition
+PROSE_PAGE = ROOT / "docs" / "masks" / "index.md"
+PROSE_PAGE_ZH = ROOT / "docs" / "masks" / "index.zh.md"  # the same page in the Chinese edition
 CODE_MODULES = [ROOT / "tutorial_code" / "debugging.py", ROOT / "tutorial_code" / "positional.py"]
 PROSE_REPEATS = 5
 # The end of each rebuild: MkDocs logs "Reloading browsers" with the time, every time (it drops a log line
