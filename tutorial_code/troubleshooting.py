@@ -178,6 +178,31 @@ def mask_does_not_broadcast(fixed: bool) -> Outcome:
     return _error(lambda: scores.masked_fill(~mask, float("-inf")))
 
 
+def mask_unsqueezed_always(fixed: bool) -> Outcome:
+    """`mask.unsqueeze(1)` on a (T, T) causal mask, with h = T heads."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 4, 4, 8)  # (B, h, T, d_k): h = T = 4
+    causal = causal_mask(4)  # (T, T): broadcasts to (B, h, T, T) as it is
+    mask = causal if fixed else causal.unsqueeze(1)  # the bug: (T, 1, T)
+    _, weights = scaled_dot_product_attention(x, x, x, mask=mask)
+    ahead = weights[0, 1, 0, 1].item()  # head 1, query 0, on key 1
+    return Outcome(
+        f"no error; query 0 of head 1 puts {ahead:.2f} on key 1, after it",
+        bad=ahead > 0,
+    )
+
+
+def torch_layer_mask_keyword(fixed: bool) -> Outcome:
+    """A mask passed to nn.TransformerEncoderLayer as `attention_mask=`."""
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(16, 4, 32, batch_first=True).eval()
+    x = torch.randn(2, 5, 16)  # (B, T, d_model)
+    blocked = ~causal_mask(5)  # PyTorch's convention: True = blocked
+    if fixed:
+        return _error(lambda: layer(x, src_mask=blocked))
+    return _error(lambda: layer(x, attention_mask=blocked))
+
+
 def mask_convention_flipped(fixed: bool) -> Outcome:
     """A True = blocked mask (PyTorch's) given to True = may attend code."""
     torch.manual_seed(0)
@@ -590,6 +615,28 @@ PROBLEMS: list[Problem] = [
         "scores, not with the batch.",
         "Give it singleton axes: `mask[:, None, None, :]`, shape (B, 1, 1, T).",
         **_pair(mask_does_not_broadcast),
+    ),
+    Problem(
+        "mask_unsqueezed",
+        "`mask.unsqueeze(1)` on every mask",
+        "`unsqueeze(1)` suits a (B, T_q, T_k) mask, giving (B, 1, T_q, T_k). "
+        "A (T, T) causal mask becomes (T, 1, T): its first axis lines up with "
+        "the heads. When T equals the number of heads nothing fails, and head "
+        "i reads row i of the mask for every query.",
+        "Add the axes a mask lacks for its own shape: a (T, T) mask broadcasts "
+        "as it is, a (B, T) padding mask takes `[:, None, None, :]`; only a "
+        "(B, T_q, T_k) mask takes `unsqueeze(1)`.",
+        **_pair(mask_unsqueezed_always),
+    ),
+    Problem(
+        "torch_mask_keyword",
+        "A mask keyword that PyTorch's encoder layer does not know",
+        "PyTorch's encoder layer names its mask `src_mask` and its padding "
+        "mask `src_key_padding_mask`; `attention_mask` is the name Hugging "
+        "Face models use.",
+        "Pass `src_mask=`, in PyTorch's convention (True = blocked; "
+        "`to_torch_multihead_mask` converts a True = may attend mask).",
+        **_pair(torch_layer_mask_keyword),
     ),
     Problem(
         "mask_flipped",
