@@ -29,9 +29,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sitebuild.chapters import build_environment, read_notebook  # noqa: E402
-from sitebuild.execute import execute  # noqa: E402
-from sitebuild.recorded_runs import RECORDS  # noqa: E402
+from sitebuild.in_chapter.execute import execute  # noqa: E402
+from sitebuild.in_chapter.recorded_runs import RECORDS  # noqa: E402
+from sitebuild.in_mkdocs.chapters import build_environment, read_notebook  # noqa: E402
 from tutorial_tools import contents  # noqa: E402
 
 SEED_LINE = re.compile(r"^SEED = 0\b", flags=re.MULTILINE)

@@ -28,7 +28,7 @@ install() {
 }
 
 case "${1:-}" in
-  # --dirty: render again only the pages an edit touched (hooks/site.py adds those whose code or outputs
+  # --dirty: render again only the pages an edit touched (the site's plugin adds those whose code or outputs
   # changed); --no-strict: a dirty build always warns that its navigation may be stale. CI builds strictly.
   serve) install; exec "$VENV/bin/mkdocs" serve --dirty --no-strict --dev-addr 127.0.0.1:8000 ;;
   build) install; exec "$VENV/bin/mkdocs" build --strict ;;

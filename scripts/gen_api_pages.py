@@ -8,7 +8,7 @@ rendered from the docstrings at build time. The pages are plain files rather tha
 during the build, so that `mkdocs serve --dirty` renders them once, not after every edit.
 Private modules (a leading underscore) and the chapter scripts are left out: every other
 module of `tutorial_code` has its page. What runs the tutorial (`tutorial_tools/`: the command,
-the exercises) and what builds the site (`sitebuild/`, `hooks/`) live outside the package and
+the exercises) and what builds the site (`sitebuild/`) live outside the package and
 have no API page.
 """
 

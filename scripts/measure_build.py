@@ -147,7 +147,7 @@ def site_prefix() -> str:
     from urllib.parse import urlsplit
 
     sys.path.insert(0, str(ROOT))
-    from sitebuild.build import published_site_url
+    from sitebuild.in_mkdocs.build import published_site_url
 
     return urlsplit(published_site_url(ROOT / "mkdocs.yml")).path or "/"
 

@@ -29,7 +29,7 @@ REPORT: dict[str, str] = {}
 
 
 def load_file(relative: str):
-    """Import a hook or script by its path (hooks/ and scripts/ are not packages), as MkDocs loads hooks."""
+    """Import a script by its path (scripts/ is not a package)."""
     import importlib.util
 
     path = ROOT / relative
@@ -43,7 +43,7 @@ def prepared_env() -> dict[str, str]:
     """The environment of a program run the way the build runs a chapter: one CPU thread, no progress bars,
     no display, and the build's shared trainings (`.cache/trainings`), so that a test that runs a chapter
     again reuses the models the build trained and gets the same last digits."""
-    from sitebuild.chapters import build_environment
+    from sitebuild.in_mkdocs.chapters import build_environment
 
     path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])  # finds sitebuild
     return (
@@ -54,8 +54,9 @@ def prepared_env() -> dict[str, str]:
 
 
 def prepared_command(program: str) -> list[str]:
-    """Run the Python file `program` as `__main__` after `sitebuild.kernel.prepare`, as the build runs a chapter."""
-    return [sys.executable, "-m", "sitebuild.kernel", str(ROOT), program]
+    """Run the Python file `program` as `__main__` after `sitebuild.in_chapter.kernel.prepare`, as the build
+    runs a chapter."""
+    return [sys.executable, "-m", "sitebuild.in_chapter.kernel", str(ROOT), program]
 
 
 def stdout_of(notebook) -> list[str]:
@@ -76,8 +77,8 @@ def executed_chapters() -> dict[str, dict]:
     chapter: its outputs, and in its metadata the checks it ran and the recorded runs it read."""
     import json
 
-    from sitebuild.build import STORE
-    from sitebuild.chapters import chapter_scripts, read_notebook
+    from sitebuild.in_mkdocs.build import STORE
+    from sitebuild.in_mkdocs.chapters import chapter_scripts, read_notebook
 
     runs = {}
     for name, script in chapter_scripts(ROOT).items():
@@ -98,7 +99,7 @@ def site_prefix() -> str:
     """The path under which the site is served, from `site_url` in mkdocs.yml (for example `/attention-by-hand/`)."""
     from urllib.parse import urlsplit
 
-    from sitebuild.build import published_site_url
+    from sitebuild.in_mkdocs.build import published_site_url
 
     return urlsplit(published_site_url(ROOT / "mkdocs.yml")).path or "/"
 

@@ -152,6 +152,6 @@ def navigation(language: str = "en") -> list:
         sections["further" if page == "where_to_go_next.md" else "reference"].append({title_zh if zh else title: page})
     nav: list = [{"首页" if zh else "Home": home.page_path}]
     nav += [{PARTS[name][zh]: items} for name, items in sections.items()]
-    if not zh:  # the API reference is English only; the Chinese navigation links to it (hooks/site.py)
+    if not zh:  # the API reference is English only; the Chinese navigation links to it (sitebuild/in_mkdocs/plugin.py)
         nav.append({"API reference": "reference/"})
     return nav

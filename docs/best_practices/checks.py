@@ -1,12 +1,12 @@
 """What the page of the chapter `best_practices` says it measured, checked after the section that measures it
-(`sitebuild.claims`).
+(`sitebuild.in_chapter.claims`).
 
 The schedule and dropout tables are recorded runs, and the speed and memory tables a recorded benchmark
 (`benchmarks/results-cpu.json`): neither is this build's, so no check reads them, and the page's sentences about
 them describe that one run.
 """
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 

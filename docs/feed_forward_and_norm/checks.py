@@ -1,7 +1,7 @@
 """What the page of the chapter `feed_forward_and_norm` says it measured, checked after the section that measures it
-(`sitebuild.claims`)."""
+(`sitebuild.in_chapter.claims`)."""
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 

@@ -1,10 +1,10 @@
 """What the page of the chapter `kv_cache` says it measured, checked after the section that measures it
-(`sitebuild.claims`). Its timings come from a recorded benchmark (`benchmarks/results-cpu.json`): no check reads them,
+(`sitebuild.in_chapter.claims`). Its timings come from a recorded benchmark (`benchmarks/results-cpu.json`): no check reads them,
 since they are not this build's values, and no check reads a live clock."""
 
 from itertools import pairwise
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 

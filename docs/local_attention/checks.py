@@ -1,9 +1,9 @@
 """What the page of the chapter `local_attention` says it measured, checked after the section that measures it
-(`sitebuild.claims`). The cost sentences read counted scores, never the timings the chapter prints."""
+(`sitebuild.in_chapter.claims`). The cost sentences read counted scores, never the timings the chapter prints."""
 
 from itertools import pairwise
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 

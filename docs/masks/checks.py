@@ -1,9 +1,9 @@
 """What the page of the chapter `masks` says it measured, checked after the section that measures it
-(`sitebuild.claims`)."""
+(`sitebuild.in_chapter.claims`)."""
 
 import math
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 

@@ -90,7 +90,7 @@ for run, machine in runs.items():
         f"torch {machine['torch']}, on {machine['date']}."
     )
 # written by the build when a recorded run's code changes
-# (sitebuild/recorded_runs.py)
+# (sitebuild/in_chapter/recorded_runs.py)
 records = json.loads(
     (benchmarks / "recorded-runs.json").read_text(encoding="utf-8")
 )

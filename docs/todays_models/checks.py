@@ -1,8 +1,8 @@
 """What the page of the chapter `todays_models` says it measured, checked after the section that measures it
-(`sitebuild.claims`). The training times it compares are recorded ones (`benchmarks/recorded-runs.json`), never a
+(`sitebuild.in_chapter.claims`). The training times it compares are recorded ones (`benchmarks/recorded-runs.json`), never a
 live clock."""
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 ROUNDING = 1e-5  # float32 rounding on numbers of order 1

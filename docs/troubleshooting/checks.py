@@ -1,10 +1,10 @@
 """What the troubleshooting table's Cause and Fix columns say a run showed, checked on this build's run of every
-broken variant and its fix (`sitebuild.claims`). The symptoms themselves are printed, not typed: these checks
+broken variant and its fix (`sitebuild.in_chapter.claims`). The symptoms themselves are printed, not typed: these checks
 hold the prose beside them to what the runs printed."""
 
 import re
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 

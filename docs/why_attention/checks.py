@@ -1,7 +1,7 @@
 """What the page of the chapter `why_attention` says it measured, checked after the section that measures it
-(`sitebuild.claims`). The timing table is shown, never checked: time changes with the machine's load."""
+(`sitebuild.in_chapter.claims`). The timing table is shown, never checked: time changes with the machine's load."""
 
-from sitebuild.claims import Checks
+from sitebuild.in_chapter.claims import Checks
 
 checks = Checks()
 

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from conftest import ROOT, prepared_env
 
-from sitebuild import chapters
+from sitebuild.in_mkdocs import chapters
 
 
 def build(root, site_dir, env=None, strict=True) -> str:

@@ -1,6 +1,6 @@
 """Every check the build ran, run again on the values it read, then on broken values.
 
-The build records the values each check read (`sitebuild.claims`). Here each check must hold on them, and for
+The build records the values each check read (`sitebuild.in_chapter.claims`). Here each check must hold on them, and for
 every one of those values there must be another value (reversed, zeroed, scaled, ...) that makes the same check
 fail with an error naming the page and the sentence: a check that no change of an input can fail would guard nothing.
 """
@@ -8,8 +8,8 @@ fail with an error naming the page and the sentence: a check that no change of a
 import pytest
 from conftest import ROOT, executed_chapters
 
-from sitebuild.chapters import chapter_scripts
-from sitebuild.claims import ClaimError, broken, check, claims_of
+from sitebuild.in_chapter.claims import ClaimError, broken, check, claims_of
+from sitebuild.in_mkdocs.chapters import chapter_scripts
 
 CLAIMS = {found.statement: (name, found) for name in chapter_scripts(ROOT) for found in claims_of(name)}
 PAGES = sorted({found.page for _, found in CLAIMS.values()})

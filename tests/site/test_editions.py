@@ -94,7 +94,7 @@ def figure_texts(svg: str) -> list[str]:
 def test_every_figure_on_a_chinese_page_carries_chinese_text(site):
     """Each figure of a Chinese page is the SVG the chapter drew, its words as text elements, in Chinese: no
     English word is left, and a figure whose English version has words shows Chinese ones."""
-    from sitebuild.editions import english_words
+    from sitebuild.in_mkdocs.editions import english_words
 
     shown = {
         src.rsplit("figures/zh/", 1)[-1]
@@ -254,9 +254,9 @@ class Segments(HTMLParser):
 
 
 def english_segments(html: str) -> list[str]:
-    """The segments of a page with no Chinese and at least one English word (sitebuild.editions.english_words:
+    """The segments of a page with no Chinese and at least one English word (sitebuild.in_mkdocs.editions.english_words:
     names, identifiers, units and numbers are not English words)."""
-    from sitebuild.editions import english_words
+    from sitebuild.in_mkdocs.editions import english_words
 
     return [
         f"{kind}: {text}"

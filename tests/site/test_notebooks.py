@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, prepared_env, stdout_of
 from nbclient import NotebookClient
 
-from sitebuild.chapters import chapter_scripts
+from sitebuild.in_mkdocs.chapters import chapter_scripts
 from tutorial_tools.contents import by_slug
 
 NAMES = list(chapter_scripts(ROOT))
@@ -82,7 +82,7 @@ def test_the_downloaded_notebook_runs_top_to_bottom_in_a_fresh_kernel(site, name
         if cell.cell_type == "code":
             cell.outputs = []
     # The build's preparation first (it reuses the build's trainings); every cell of the download still runs.
-    prepare = f"import sitebuild.kernel\nsitebuild.kernel.prepare({str(ROOT)!r})"
+    prepare = f"import sitebuild.in_chapter.kernel\nsitebuild.in_chapter.kernel.prepare({str(ROOT)!r})"
     fresh.cells.insert(0, nbformat.v4.new_code_cell(prepare))
     NotebookClient(fresh, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     fresh.cells.pop(0)

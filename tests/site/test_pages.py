@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
 from snippets import DOCS, page_name, pages, python_blocks
 
-from sitebuild.recorded_runs import recorded_functions
+from sitebuild.in_chapter.recorded_runs import recorded_functions
 from tutorial_tools import sections
 from tutorial_tools.contents import CHAPTERS
 

@@ -4,7 +4,7 @@ read as a result of the site."""
 
 from conftest import executed_chapters
 
-from sitebuild.recorded_runs import read_records
+from sitebuild.in_chapter.recorded_runs import read_records
 
 
 def test_every_recorded_run_is_read_by_a_chapter(site):

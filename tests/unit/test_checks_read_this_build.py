@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.claims import claims_of
 from sitebuild.fingerprint import ROOT
-from sitebuild.provenance import marked_names, recorded_names_by_section, source_functions
-from sitebuild.recorded_runs import read_records
+from sitebuild.in_chapter.claims import claims_of
+from sitebuild.in_chapter.provenance import marked_names, recorded_names_by_section, source_functions
+from sitebuild.in_chapter.recorded_runs import read_records
 from tutorial_tools import contents
 
 pytestmark = pytest.mark.unit

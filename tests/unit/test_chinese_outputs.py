@@ -6,7 +6,7 @@ import re
 import pytest
 import yaml
 
-from sitebuild import editions
+from sitebuild.in_mkdocs import editions
 
 
 def test_a_table_and_a_sentence_are_put_in_chinese_with_their_numbers():

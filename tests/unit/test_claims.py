@@ -8,8 +8,8 @@ import pytest
 from conftest import ROOT
 from snippets import page_file
 
-from sitebuild.chapters import chapter_scripts, read_notebook
-from sitebuild.claims import CheckInputError, Checks, ClaimError, broken, check, claims_of, run_after
+from sitebuild.in_chapter.claims import CheckInputError, Checks, ClaimError, broken, check, claims_of, run_after
+from sitebuild.in_mkdocs.chapters import chapter_scripts, read_notebook
 
 CHAPTERS = chapter_scripts(ROOT)
 ALL_CLAIMS = [(name, found) for name in CHAPTERS for found in claims_of(name)]

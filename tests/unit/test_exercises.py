@@ -140,9 +140,9 @@ def test_an_endless_loop_is_stopped_and_reported(tmp_path):
 
 
 def test_the_site_build_never_imports_the_grader():
-    """Pages show the solutions as included text and the repairs as diffs (the hook reads the catalogue and
-    the starter's sections for them); no chapter, hook or build module grades or runs a learner's file."""
-    paths = [*(ROOT / "hooks").rglob("*.py"), *(ROOT / "sitebuild").rglob("*.py")]
+    """Pages show the solutions as included text and the repairs as diffs (the plugin reads the catalogue and
+    the starter's sections for them); no chapter, plugin or build module grades or runs a learner's file."""
+    paths = [*(ROOT / "sitebuild").rglob("*.py")]
     paths += [*(ROOT / "docs").glob("*/script.py"), *(ROOT / "docs").glob("*/checks.py")]
     for path in paths:
         text = path.read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ from importlinter.api import read_configuration
 
 CONFIGURATION = read_configuration(str(ROOT / "pyproject.toml"))
 CONTRACTS = {contract["type"]: contract for contract in CONFIGURATION["contracts_options"]}
+LAYERS = [contract["layers"] for contract in CONFIGURATION["contracts_options"] if contract["type"] == "layers"]
 
 
 @pytest.fixture(scope="module")
@@ -16,14 +17,23 @@ def graph():
     return grimp.build_graph(*packages, include_external_packages=False, exclude_type_checking_imports=False)
 
 
-def test_the_build_the_tools_and_the_readers_code_import_downwards_only(graph):
-    layers = CONTRACTS["layers"]["layers"]
-    assert layers == ["sitebuild", "tutorial_tools", "tutorial_code"]
-    upwards = [
+def upwards(graph, layers: list[str]) -> list[str]:
+    return [
         f"{dependency.importer} imports {dependency.imported}"
         for dependency in graph.find_illegal_dependencies_for_layers(layers=layers)
     ]
-    assert upwards == [], "tutorial_code imports neither tutorial_tools nor sitebuild; tutorial_tools not sitebuild"
+
+
+def test_the_build_the_tools_and_the_readers_code_import_downwards_only(graph):
+    assert LAYERS[0] == ["sitebuild", "tutorial_tools", "tutorial_code"]
+    assert upwards(graph, LAYERS[0]) == [], (
+        "tutorial_code imports neither tutorial_tools nor sitebuild; tutorial_tools not sitebuild"
+    )
+
+
+def test_a_chapters_process_never_imports_the_mkdocs_part_of_the_build(graph):
+    assert LAYERS[1] == ["sitebuild.in_mkdocs", "sitebuild.in_chapter", "sitebuild.fingerprint"]
+    assert upwards(graph, LAYERS[1]) == [], "sitebuild.in_chapter imports nothing from sitebuild.in_mkdocs"
 
 
 @pytest.mark.parametrize("package", CONTRACTS["acyclic_siblings"]["ancestors"])

@@ -128,7 +128,7 @@ def test_a_new_chapter_is_one_folder_and_one_line(tmp_path):
         ).stdout
     )
     ran = subprocess.run(
-        [sys.executable, "-m", "sitebuild.chapters", "minimal"], cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, "-m", "sitebuild.in_mkdocs.chapters", "minimal"], cwd=tmp_path, capture_output=True, text=True
     )
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     assert "each row sums to [1.0, 1.0, 1.0]" in ran.stdout

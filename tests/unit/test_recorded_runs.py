@@ -8,8 +8,8 @@ import json
 import pytest
 
 import tutorial_code
-from sitebuild import recorded_runs
-from sitebuild.recorded_runs import (
+from sitebuild.in_chapter import recorded_runs
+from sitebuild.in_chapter.recorded_runs import (
     StaleRecord,
     call_text,
     code_version,

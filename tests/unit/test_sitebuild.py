@@ -6,8 +6,9 @@ import nbformat
 import pytest
 from conftest import ROOT
 
-from sitebuild import chapters, execute, pages
-from sitebuild.kernel import WrongCheckoutError, check_checkout
+from sitebuild.in_chapter import execute
+from sitebuild.in_chapter.kernel import WrongCheckoutError, check_checkout
+from sitebuild.in_mkdocs import chapters, pages
 
 PAGE = """# A page
 
@@ -105,7 +106,12 @@ def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
     positional.write_text(positional.read_text(encoding="utf-8").replace("5000", "10000"), encoding="utf-8")
     assert chapters.read_notebook(script).key() != prose_only
     assert chapters.read_notebook(script).key() == before[script]  # a Markdown cell edit changes no key
-    runners = ("sitebuild/kernel.py", "sitebuild/recorded_runs.py", "sitebuild/claims.py", "docs/masks/checks.py")
+    runners = (
+        "sitebuild/in_chapter/kernel.py",
+        "sitebuild/in_chapter/recorded_runs.py",
+        "sitebuild/in_chapter/claims.py",
+        "docs/masks/checks.py",
+    )
     for runner in runners:  # they run in the chapter's process
         path = tmp_path / runner
         original = path.read_text(encoding="utf-8")
@@ -140,7 +146,8 @@ def test_another_installed_version_of_a_library_runs_every_chapter_and_training_
     """A torch upgrade changes numbers and PyTorch's error texts: runs made with the old one must not be reused."""
     import importlib.metadata
 
-    from sitebuild import fingerprint, training_cache
+    from sitebuild import fingerprint
+    from sitebuild.in_chapter import training_cache
 
     script = ROOT / "docs" / "masks" / "script.py"
     chapter_before, training_before = chapters.read_notebook(script).key(), training_cache.torch_build()
@@ -157,7 +164,7 @@ def test_another_installed_version_of_a_library_runs_every_chapter_and_training_
 
 
 def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter_ran():
-    from sitebuild import editions
+    from sitebuild.in_mkdocs import editions
     from tutorial_code.troubleshooting import PROBLEMS, Row, markdown_table
 
     printed = [f"RuntimeError: symptom {i} | piped" for i in range(3)]  # PyTorch's words: kept as printed
@@ -175,7 +182,7 @@ def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter
 def test_a_notebook_figure_links_to_the_published_file_with_the_same_bytes(tmp_path):
     import base64
 
-    from sitebuild.build import linked_figures
+    from sitebuild.in_mkdocs.build import linked_figures
 
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "loss.png").write_bytes(b"\x89PNG same bytes")

@@ -9,8 +9,8 @@ from conftest import ROOT
 from torch import nn
 
 from sitebuild.fingerprint import code_fingerprint, dependencies
-from sitebuild.kernel import share_runs
-from sitebuild.training_cache import cache_training, cached
+from sitebuild.in_chapter.kernel import share_runs
+from sitebuild.in_chapter.training_cache import cache_training, cached
 from tutorial_code import shared_runs
 from tutorial_code.digit_model import DigitModel, train_digit_model
 from tutorial_code.sum_task import make_batch
@@ -24,7 +24,8 @@ def train_sum(steps: int, seed: int, **options):
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
-    """Caching on, and the marks handled, as in a chapter's process of the build (`sitebuild.kernel.prepare`)."""
+    """Caching on, and the marks handled, as in a chapter's process of the build
+    (`sitebuild.in_chapter.kernel.prepare`)."""
     monkeypatch.setenv("TUTORIAL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(shared_runs, "HANDLERS", {})
     share_runs()

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class ClaimError(AssertionError):
@@ -39,7 +39,7 @@ class ClaimError(AssertionError):
 
 
 def check(holds: object, statement: str) -> None:
-    """Raise [`ClaimError`][sitebuild.claims.ClaimError] unless a measured result still supports a sentence.
+    """Raise [`ClaimError`][sitebuild.in_chapter.claims.ClaimError] unless a measured result still supports a sentence.
 
     Args:
         holds: The condition, computed from the chapter's values: a bool or anything with a truth value.

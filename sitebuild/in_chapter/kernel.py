@@ -6,11 +6,11 @@
   changes between runs.
 - It registers the build's handlers of `tutorial_code.shared_runs`' marks: with `TUTORIAL_CACHE_DIR`
   set, a `@reusable` training is shared between chapters and a `@recorded` comparison read from
-  `benchmarks/recorded-runs.json` (`sitebuild/training_cache.py`, `sitebuild/recorded_runs.py`).
+  `benchmarks/recorded-runs.json` (`sitebuild/in_chapter/training_cache.py`, `sitebuild/in_chapter/recorded_runs.py`).
 
 The same preparation serves the tests that run a page's code or a chapter command as a plain program:
-`python -m sitebuild.kernel ROOT FILE [ARGS]` prepares, then runs FILE as `__main__`;
-`python -m sitebuild.kernel ROOT -m MODULE [ARGS]` runs a module, as `python -m` does.
+`python -m sitebuild.in_chapter.kernel ROOT FILE [ARGS]` prepares, then runs FILE as `__main__`;
+`python -m sitebuild.in_chapter.kernel ROOT -m MODULE [ARGS]` runs a module, as `python -m` does.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ class WrongCheckoutError(RuntimeError):
 
 
 def check_checkout(root: Path) -> None:
-    """Raise [`WrongCheckoutError`][sitebuild.kernel.WrongCheckoutError] unless `tutorial_code` comes from `root`."""
+    """Raise [`WrongCheckoutError`][sitebuild.in_chapter.kernel.WrongCheckoutError] unless `tutorial_code`
+    comes from `root`."""
     import tutorial_code
 
     found = Path(tutorial_code.__file__).resolve().parent
@@ -50,8 +51,8 @@ def configure_figures() -> None:
 
 def share_runs() -> None:
     """Register the handlers of `@reusable` and `@recorded`; each acts only while `TUTORIAL_CACHE_DIR` is set."""
-    from sitebuild.recorded_runs import use_record
-    from sitebuild.training_cache import CACHE_DIR_VARIABLE, cache_training
+    from sitebuild.in_chapter.recorded_runs import use_record
+    from sitebuild.in_chapter.training_cache import CACHE_DIR_VARIABLE, cache_training
     from tutorial_code import shared_runs
 
     def while_caching(wrap):

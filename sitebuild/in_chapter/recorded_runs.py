@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 import torch
 
 from sitebuild.fingerprint import ROOT, dependencies, module_path
-from sitebuild.training_cache import locked
+from sitebuild.in_chapter.training_cache import locked
 
 RECORDS = Path(os.environ.get("TUTORIAL_RECORDS_FILE") or ROOT / "benchmarks" / "recorded-runs.json")
 T = TypeVar("T")

@@ -7,7 +7,8 @@ chapter then runs in a new child forked from it, which imports `tutorial_code` f
 checkout, runs the cells in order in one namespace (as a kernel would) and records what
 each cell printed and drew as the cell's notebook outputs. The result is an ordinary
 executed notebook (nbformat); the test suite runs the downloaded notebooks again in real
-Jupyter kernels and compares the outputs.
+Jupyter kernels and compares the outputs. `scripts/compare_runners.py` measures this runner against
+nbclient on the same chapters.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ import nbformat
 
 PRELOAD = ["torch", "matplotlib.pyplot", "tqdm", "numpy"]
 FIGURE_OPTIONS = {"format": "png", "dpi": 120, "facecolor": "white", "bbox_inches": "tight"}
-# The same figure as SVG with its words kept as text, for the Chinese edition to translate (sitebuild/editions.py).
+# The same figure as SVG with its words kept as text, for the Chinese edition to translate
+# (sitebuild/in_mkdocs/editions.py).
 SVG_OPTIONS = {"format": "svg", "facecolor": "white", "bbox_inches": "tight", "metadata": {"Date": None}}
 
 
@@ -39,7 +41,7 @@ class CellError(RuntimeError):
 
 DATA = {("troubleshooting", "table"): "rows"}
 """(chapter, section): the chapter value that each edition of the page renders in its own words
-(`sitebuild/editions.py`), from the section's run."""
+(`sitebuild/in_mkdocs/editions.py`), from the section's run."""
 
 
 def as_data(value: object) -> object:
@@ -131,12 +133,12 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
 
     matplotlib.use(environment.get("MPLBACKEND", "Agg"))  # pyplot was imported before the variable was set
     torch.set_num_threads(int(environment.get("OMP_NUM_THREADS", "1")))
-    from sitebuild.kernel import prepare
+    from sitebuild.in_chapter.kernel import prepare
 
     notebook = nbformat.reads(notebook_json, as_version=4)
     try:
         prepare(root)
-        from sitebuild import claims, recorded_runs
+        from sitebuild.in_chapter import claims, recorded_runs
 
         # The chapter's checks run after the sections they follow; what each read is kept for the tests.
         chapter_claims, records = claims.claims_of(name), []

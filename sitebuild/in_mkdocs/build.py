@@ -1,13 +1,14 @@
 """One build of the site: run the chapters, publish what they printed and drew, and fill the pages with it.
 
-`hooks/site.py` calls these functions from MkDocs' events and keeps everything one build learns in a
-[`BuildState`][sitebuild.build.BuildState], made afresh when the build starts.
+The site's plugin (`sitebuild/in_mkdocs/plugin.py`) calls these functions from MkDocs' events and keeps
+everything one build learns in a
+[`BuildState`][sitebuild.in_mkdocs.build.BuildState], made afresh when the build starts.
 
 - The chapters run once, in the English pass (only those whose code changed since their stored run,
-  see `sitebuild.chapters`). Their figures (`figures/<section>.png`), notebook pages and downloads
+  see `sitebuild.in_mkdocs.chapters`). Their figures (`figures/<section>.png`), notebook pages and downloads
   are published in both editions; the Chinese pass runs no chapter.
 - Each `python run` fence of a page is filled with its sections' code and what they printed
-  (`sitebuild.pages`), in both editions.
+  (`sitebuild.in_mkdocs.pages`), in both editions.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from pathlib import Path
 
 import nbformat
 
-from sitebuild import chapters as chapter_runs
-from sitebuild import editions, pages
+from sitebuild.in_mkdocs import chapters as chapter_runs
+from sitebuild.in_mkdocs import editions, pages
 from tutorial_tools import contents
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / ".cache" / "chapters"  # executed notebooks, by key
 PUBLISHED = ROOT / ".cache" / "notebook-pages"  # mkdocs-jupyter reads notebooks from files on disk
 SECONDS = STORE / "seconds.json"  # how long each chapter last ran here
@@ -43,7 +44,9 @@ class BuildState:
     sections: dict[str, dict[str, chapter_runs.Section]] = field(default_factory=dict)
     generated: list[tuple[str, bytes]] = field(default_factory=list)  # (site path, content), for both editions
     notebook_files: list[str] = field(default_factory=list)  # notebook pages, by path under PUBLISHED
-    held: list = field(default_factory=list)  # files set aside from mkdocs-static-i18n (sitebuild.plugin_fixes)
+    held: list = field(
+        default_factory=list
+    )  # files set aside from mkdocs-static-i18n (sitebuild.in_mkdocs.plugin_fixes)
     pass_started: list[tuple[str, float]] = field(default_factory=list)
     pass_seconds: dict[str, float] = field(default_factory=dict)
     not_found: dict[str, str] = field(default_factory=dict)  # the 404 page of each edition
@@ -87,7 +90,9 @@ def last_seconds() -> dict[str, float]:
     return found
 
 
-def run_chapters(found: dict[str, chapter_runs.ChapterNotebook]) -> tuple[dict[str, Path], set[str], str]:
+def run_chapters(
+    found: dict[str, chapter_runs.ChapterNotebook], workers: int = 2
+) -> tuple[dict[str, Path], set[str], str]:
     """Execute the chapters whose stored run is missing or out of date.
 
     Returns:
@@ -98,14 +103,14 @@ def run_chapters(found: dict[str, chapter_runs.ChapterNotebook]) -> tuple[dict[s
         executed[name] = STORE / f"{name}-{chapter.key()}.ipynb"
         if not executed[name].exists():
             pending.append(chapter)
-    # Alone first: the chapters that time things. Then two at a time, one CPU thread each, the chapters that
+    # Alone first: the chapters that time things. Then `workers` at a time, one CPU thread each, the chapters that
     # took longest last time first (a chapter never run here counts as long), so the short ones fill the gaps.
     seconds = last_seconds()
     alone = [chapter for chapter in pending if chapter.entry.runs_alone]
     shared = sorted((c for c in pending if not c.entry.runs_alone), key=lambda c: -seconds.get(c.name, 1e9))
     start, timings = time.perf_counter(), []
-    for group, workers in ((alone, 1), (shared, 2)):
-        for chapter, notebook, took in chapter_runs.execute(group, ROOT, workers):
+    for group, at_once in ((alone, 1), (shared, workers)):
+        for chapter, notebook, took in chapter_runs.execute(group, ROOT, at_once):
             partial = STORE / f"{chapter.name}.partial"
             nbformat.write(notebook, partial)
             partial.replace(executed[chapter.name])
@@ -144,7 +149,7 @@ def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url
     return nbformat.writes(notebook).encode()
 
 
-def run_and_publish(state: BuildState, site_url: str) -> set[str]:
+def run_and_publish(state: BuildState, site_url: str, workers: int = 2) -> set[str]:
     """Run the chapters (those out of date), and keep in `state` what they printed and the files they make.
 
     Returns:
@@ -156,7 +161,7 @@ def run_and_publish(state: BuildState, site_url: str) -> set[str]:
     (PUBLISHED / editions.NOTEBOOK_DIR).mkdir(parents=True, exist_ok=True)
     STORE.mkdir(parents=True, exist_ok=True)
     found = {name: chapter_runs.read_notebook(path) for name, path in chapter_runs.chapter_scripts(ROOT).items()}
-    executed_paths, rerun, line = run_chapters(found)
+    executed_paths, rerun, line = run_chapters(found, workers)
     state.log.append(line)
     state.notebooks, figures = found, {}
     for name, chapter in found.items():

@@ -44,7 +44,7 @@ class Section:
     text: str = ""
     png: bytes | None = None
     svg: str | None = None  # the same figure with its words as text, for the Chinese edition
-    data: object = None  # the value the editions render in their own words (sitebuild.execute.DATA)
+    data: object = None  # the value the editions render in their own words (sitebuild.in_chapter.execute.DATA)
     recorded: list[dict] = field(default_factory=list)  # recorded runs it shows, with their machines (not this build's)
 
 
@@ -83,7 +83,9 @@ class ChapterNotebook:
         checks_source = checks.read_text(encoding="utf-8") if checks.exists() else ""
         digest.update(checks_source.encode())
         digest.update(
-            code_fingerprint(["sitebuild.execute"], checks_source, root=root, packages=RUNNER_PACKAGES).encode()
+            code_fingerprint(
+                ["sitebuild.in_chapter.execute"], checks_source, root=root, packages=RUNNER_PACKAGES
+            ).encode()
         )
         return digest.hexdigest()[:20]
 
@@ -146,7 +148,7 @@ def execute(chapters: list[ChapterNotebook], root: Path, workers: int = 2):
     Raises:
         ChapterError: If a cell fails; the message names the chapter, the cell and the error.
     """
-    from sitebuild import execute as executor
+    from sitebuild.in_chapter import execute as executor
 
     by_name = {chapter.name: chapter for chapter in chapters}
     environment = build_environment(root)  # set in each chapter's process, not in this one
@@ -205,17 +207,19 @@ def with_outputs(notebook: nbformat.NotebookNode, executed: nbformat.NotebookNod
 
 
 def main(argv: list[str]) -> int:
-    """`python -m sitebuild.chapters CHAPTER [FIGURES_DIR]`: run one chapter as the build does, checks included.
+    """`python -m sitebuild.in_mkdocs.chapters CHAPTER [FIGURES_DIR]`: run one chapter as the build does,
+    checks included.
 
     Prints what each section printed and which checks held, and writes each section's figure to
     `FIGURES_DIR/<section>.png` when a folder is given. Trainings are shared with the build's cache.
     """
-    from sitebuild.execute import run_chapter
+    from sitebuild.in_chapter.execute import run_chapter
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     if not argv or argv[0] not in chapter_scripts(root):
         print(
-            f"usage: python -m sitebuild.chapters CHAPTER [FIGURES_DIR]; chapters: {', '.join(chapter_scripts(root))}"
+            "usage: python -m sitebuild.in_mkdocs.chapters CHAPTER [FIGURES_DIR]; "
+            f"chapters: {', '.join(chapter_scripts(root))}"
         )
         return 2
     chapter = read_notebook(chapter_scripts(root)[argv[0]])

@@ -1,6 +1,6 @@
 """Which names of a chapter hold a value that this build did not compute: a recorded run or a committed benchmark.
 
-A check of a page must read only what the build computed (`sitebuild.claims`). Two kinds of value are not:
+A check of a page must read only what the build computed (`sitebuild.in_chapter.claims`). Two kinds of value are not:
 
 - a recorded run (a function marked `@recorded`, read from `benchmarks/recorded-runs.json`);
 - a benchmark result, read from `benchmarks/results-cpu.json`, measured on another day on some machine.
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sitebuild.fingerprint import ROOT
-from sitebuild.recorded_runs import recorded_functions
+from sitebuild.in_chapter.recorded_runs import recorded_functions
 from tutorial_tools.sections import marker
 
 MUTATING = {"append", "extend", "insert", "update", "add", "setdefault", "__setitem__"}  # what rows.append(x) does

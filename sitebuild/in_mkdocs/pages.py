@@ -13,7 +13,7 @@ Markdown (a sentence with a measured number, a table); a section that only draws
 figure inserts nothing. `run="code+markdown"` shows the code, then its output as Markdown.
 An empty `diff fix="NAME"` fence becomes the repair of the find-the-bug exercise NAME.
 Outputs come from the chapter's one execution
-([`sitebuild.chapters`][sitebuild.chapters]); no page runs code itself.
+([`sitebuild.in_mkdocs.chapters`][sitebuild.in_mkdocs.chapters]); no page runs code itself.
 """
 
 from __future__ import annotations

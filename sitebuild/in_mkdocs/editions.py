@@ -17,7 +17,7 @@ import yaml
 
 from tutorial_tools import contents
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = "notebooks"
 NOTEBOOK_LIST = "<!-- chapter notebooks -->"
 TABLE = ROOT / "docs" / "troubleshooting" / "table.zh.yml"
@@ -218,7 +218,7 @@ def figure_phrases(chapter: str | None = None) -> list[tuple[re.Pattern[str], st
 
 
 def figure_in_chinese(svg: str, chapter: str | None = None) -> str:
-    r"""A figure drawn as SVG with its words as text (`sitebuild/execute.py`), its words in Chinese from
+    r"""A figure drawn as SVG with its words as text (`sitebuild/in_chapter/execute.py`), its words in Chinese from
     `i18n/figures.zh.yml` and `chapter`'s strings, in a font stack that has Chinese glyphs. Numbers, names and
     formulas stay.
 

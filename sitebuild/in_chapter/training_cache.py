@@ -3,7 +3,7 @@
 Seven chapters train the same sum-task model; two train the reversal model, two the language
 model. Each chapter runs once per build, in its own process. The training functions marked
 `@reusable` (`tutorial_code/shared_runs.py`: the digit model's, the reversal's, the language
-model's) call [`cache_training`][sitebuild.training_cache.cache_training] when the build has set
+model's) call [`cache_training`][sitebuild.in_chapter.training_cache.cache_training] when the build has set
 `TUTORIAL_CACHE_DIR`, so that a training already done by another chapter, with the same arguments
 and the same code, is loaded instead of repeated. The key
 holds the arguments, the source of every `tutorial_code` module the training depends on
