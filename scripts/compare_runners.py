@@ -9,6 +9,10 @@ environment (one CPU thread, the shared trainings of `.cache/trainings`, so no c
   namespace reset between them (`%reset -f`), so imports and module state carry over;
 - `nbclient, a kernel each`: nbclient as it is usually run, a fresh kernel per chapter.
 
+Both nbclient ways do the runner's work too, so that the seconds compare like with like: every figure
+is drawn as PNG and as SVG with its words as text (the inline backend's two formats), and a cell after
+each section runs the chapter's checks on the kernel's namespace (`docs/<chapter>/checks.py`).
+
 It prints each way's seconds, their ratio to the yardstick (`../shared/yardstick.py`, run before and
 after in the same session, when it is there), and how many code cells printed something other than the
 runner's run did. The build keeps its runner only if nbclient is slower or its outputs differ.
@@ -46,23 +50,49 @@ def yardstick() -> float | None:
     return float(done.stdout.split()[-1])  # the seconds it prints
 
 
+ADDED = "compare_runners"  # the metadata key of the cells this script adds
+
+
 def printed(notebook) -> list[str]:
-    """What each code cell printed, as text (figures and timings aside)."""
+    """What each code cell of the chapter printed, as text (figures, and the cells added here, aside)."""
     texts = []
     for cell in notebook.cells:
-        if cell.cell_type == "code":
+        if cell.cell_type == "code" and ADDED not in cell.metadata:
             streams = [o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream"]
             texts.append("".join(streams))
     return texts
 
 
-def with_preparation(notebook, reset: bool):
-    """The notebook as nbclient runs it: a first cell that prepares the kernel as the build does."""
+def added_cell(source: str):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata[ADDED] = True
+    return cell
+
+
+def with_preparation(notebook, name: str, reset: bool):
+    """The notebook as nbclient runs it, doing what the runner does: a first cell that prepares the
+    kernel as the build does and draws each figure as PNG and SVG, and after each section a cell that
+    runs the chapter's checks."""
     prepared = nbformat.from_dict(nbformat.reader.reads(nbformat.writes(notebook)))
-    source = f"from sitebuild.in_chapter.kernel import prepare\nprepare({str(ROOT)!r})"
+    source = (
+        "import matplotlib\n"
+        "from matplotlib_inline.backend_inline import set_matplotlib_formats\n"
+        "from sitebuild.in_chapter import claims as _claims\n"
+        "from sitebuild.in_chapter.kernel import prepare\n"
+        f"prepare({str(ROOT)!r})\n"
+        'set_matplotlib_formats("png", "svg", dpi=120, facecolor="white", bbox_inches="tight")\n'
+        'matplotlib.rcParams["svg.fonttype"] = "none"\n'
+        f"_chapter_claims = _claims.claims_of({name!r})\n"
+    )
     if reset:
         source = "%reset -f\n" + source
-    prepared.cells.insert(0, nbformat.v4.new_code_cell(source))
+    cells = [added_cell(source)]
+    for cell in prepared.cells:
+        cells.append(cell)
+        if cell.cell_type == "code" and "section" in cell.metadata:
+            section = cell.metadata["section"]
+            cells.append(added_cell(f"_claims.run_after({section!r}, _chapter_claims, globals())"))
+    prepared.cells = cells
     return prepared
 
 
@@ -81,15 +111,13 @@ def by_nbclient(found: list, one_kernel: bool) -> tuple[float, dict[str, list[st
         manager.start_kernel(env=environment(), cwd=str(ROOT))
     try:
         for chapter in found:
-            notebook = with_preparation(chapter.notebook, reset=one_kernel)
+            notebook = with_preparation(chapter.notebook, chapter.name, reset=one_kernel)
             if one_kernel:
                 client = NotebookClient(notebook, km=manager, timeout=900)
             else:
                 client = NotebookClient(notebook, timeout=900, resources={"metadata": {"path": str(ROOT)}})
-                client.km = client.create_kernel_manager()
-                client.km.start_kernel(env=environment(), cwd=str(ROOT))
-            client.execute()
-            outputs[chapter.name] = printed(notebook)[1:]
+            client.execute(**({} if one_kernel else {"env": environment(), "cwd": str(ROOT)}))
+            outputs[chapter.name] = printed(notebook)
     finally:
         if manager is not None:
             manager.shutdown_kernel(now=True)

@@ -10,61 +10,13 @@ import math
 import torch
 from torch import nn
 
-from tutorial_code.validation import check_float_tensors, check_width
+from tutorial_code.validation import (
+    check_attention_inputs,
+    check_attention_mask,
+    check_width,
+)
 
 # --8<-- [end:imports]
-
-
-# --8<-- [start:checks]
-def _check_qkv(
-    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
-) -> None:
-    check_float_tensors(query=query, key=key, value=value)
-    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
-        raise ValueError(
-            "query, key and value need at least 2 dimensions (..., T, d), "
-            "got shapes "
-            f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-        )
-    if query.size(-1) != key.size(-1):
-        raise ValueError(
-            "query and key must have the same last dimension d_k, "
-            f"got {query.size(-1)} and {key.size(-1)}: "
-            "each score is the dot product of a query and a key"
-        )
-    if key.size(-2) != value.size(-2):
-        raise ValueError(
-            "key and value must hold the same number of positions T_k, "
-            f"got {key.size(-2)} and {value.size(-2)}: one value per key"
-        )
-
-
-def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
-    if not isinstance(mask, torch.Tensor):
-        raise TypeError(
-            f"mask must be a torch.Tensor, got {type(mask).__name__}"
-        )
-    if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
-        raise TypeError(
-            "mask must be boolean (True = may attend) or floating point "
-            f"(added to the scores), got dtype {mask.dtype}; "
-            "for a 0/1 mask use mask.bool()"
-        )
-    try:
-        broadcast = torch.broadcast_shapes(mask.shape, scores_shape)
-    except RuntimeError:
-        broadcast = None
-    if broadcast != scores_shape:
-        raise ValueError(
-            f"mask of shape {tuple(mask.shape)} cannot broadcast to the "
-            f"attention scores of shape {tuple(scores_shape)}; "
-            "a padding mask should be "
-            "(B, 1, 1, T) with a heads axis or (B, 1, T) without one, "
-            "a causal mask (T, T)"
-        )
-
-
-# --8<-- [end:checks]
 
 
 # --8<-- [start:scaled_dot_product_attention]
@@ -95,13 +47,13 @@ def scaled_dot_product_attention(
         >>> weights.sum(dim=-1)
         tensor([[1., 1.]])
     """
-    _check_qkv(query, key, value)
+    check_attention_inputs(query, key, value)
     d_k = query.size(-1)
     # Dividing by sqrt(d_k) keeps the scores' spread near 1 whatever d_k is:
     # a sum of d_k products of unit-variance numbers has variance d_k.
     scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., T_q, T_k)
     if mask is not None:
-        _check_mask(mask, scores.shape)
+        check_attention_mask(mask, scores.shape)
         if mask.dtype == torch.bool:
             scores = scores.masked_fill(~mask, float("-inf"))
         else:

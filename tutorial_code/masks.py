@@ -3,17 +3,9 @@
 # --8<-- [start:imports]
 import torch
 
+from tutorial_code.validation import describe
+
 # --8<-- [end:imports]
-
-
-# --8<-- [start:describe]
-def _describe(value: object) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"a tensor of dtype {value.dtype} and shape {tuple(value.shape)}"
-    return f"{type(value).__name__}"
-
-
-# --8<-- [end:describe]
 
 
 # --8<-- [start:padding_mask]
@@ -36,7 +28,7 @@ def padding_mask(
         or lengths.dtype.is_floating_point
         or lengths.dtype == torch.bool
     ):
-        got = _describe(lengths)
+        got = describe(lengths)
         raise TypeError(
             f"lengths must be an integer tensor of shape (B,), got {got}"
         )
@@ -198,7 +190,7 @@ def merge_masks(
         raise TypeError(
             f"key_padding_mask must be boolean, True for a real token "
             f"(the opposite of nn.MultiheadAttention's), "
-            f"got {_describe(key_padding_mask)}"
+            f"got {describe(key_padding_mask)}"
         )
     if key_padding_mask.shape != (batch, key_len):
         raise ValueError(

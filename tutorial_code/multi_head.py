@@ -8,8 +8,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tutorial_code.attention import _check_mask, scaled_dot_product_attention
+from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import merge_masks
+from tutorial_code.validation import check_attention_mask
 
 # --8<-- [end:imports]
 
@@ -197,7 +198,7 @@ class EfficientMultiHeadAttention(MultiHeadAttention):
     ) -> tuple[torch.Tensor, None]:
         """Fused attention in every head at once; the weights are not kept."""
         if mask is not None:
-            _check_mask(mask, torch.Size((*Q.shape[:-1], K.size(-2))))
+            check_attention_mask(mask, torch.Size((*Q.shape[:-1], K.size(-2))))
         dropout_p = self.dropout.p if self.training else 0.0
         # Same mask convention as ours (True = may attend), so no conversion.
         heads = F.scaled_dot_product_attention(Q, K, V, mask, dropout_p)

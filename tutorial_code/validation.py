@@ -19,7 +19,13 @@ from torch import nn
 _SHAPES = {1: "(T,)", 2: "(B, T)"}
 
 
-def _describe(value: object) -> str:
+def describe(value: object) -> str:
+    """A value in a few words for a message: its dtype and shape, or its type.
+
+    Examples:
+        >>> describe(torch.zeros(2, 3))
+        'a tensor of dtype torch.float32 and shape (2, 3)'
+    """
     if isinstance(value, torch.Tensor):
         return f"a tensor of dtype {value.dtype} and shape {tuple(value.shape)}"
     return type(value).__name__
@@ -79,7 +85,7 @@ def check_token_ids(
     if tokens.dtype.is_floating_point or tokens.dtype.is_complex:
         raise TypeError(
             f"{what} must be integer ids (torch.long), got "
-            f"{_describe(tokens)}; use {what}.long()"
+            f"{describe(tokens)}; use {what}.long()"
         )
     if tokens.dtype == torch.bool:
         raise TypeError(
@@ -137,7 +143,7 @@ def check_width(
     if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point:
         raise TypeError(
             f"{what} must be a floating-point tensor "
-            f"of token vectors, got {_describe(x)}"
+            f"of token vectors, got {describe(x)}"
         )
     expected = (
         f"(B, T, d_model={d_model})"
@@ -167,7 +173,7 @@ def check_numbers(numbers: torch.Tensor, what: str = "numbers") -> None:
     ):
         raise TypeError(
             f"{what} must be a float tensor, got "
-            f"{_describe(numbers)}; use {what}.float()"
+            f"{describe(numbers)}; use {what}.float()"
         )
     if numbers.dim() != 2:
         raise ValueError(
@@ -246,7 +252,7 @@ def check_float_tensors(**tensors: torch.Tensor) -> None:
     for what, x in tensors.items():
         if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point:
             raise TypeError(
-                f"{what} must be a floating-point tensor, got {_describe(x)}"
+                f"{what} must be a floating-point tensor, got {describe(x)}"
             )
         if first is not None and x.dtype != first[1].dtype:
             raise TypeError(
@@ -255,6 +261,69 @@ def check_float_tensors(**tensors: torch.Tensor) -> None:
                 f".to({first[1].dtype})"
             )
         first = first or (what, x)
+
+
+def check_attention_inputs(
+    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+) -> None:
+    """Refuse a query, key and value that attention cannot combine.
+
+    Raises:
+        TypeError: If one is not a floating-point tensor of the query's dtype.
+        ValueError: If one has fewer than 2 axes (..., T, d), the query's and
+            the key's widths d_k differ, or keys and values differ in number.
+    """
+    check_float_tensors(query=query, key=key, value=value)
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise ValueError(
+            "query, key and value need at least 2 dimensions (..., T, d), "
+            "got shapes "
+            f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+        )
+    if query.size(-1) != key.size(-1):
+        raise ValueError(
+            "query and key must have the same last dimension d_k, "
+            f"got {query.size(-1)} and {key.size(-1)}: "
+            "each score is the dot product of a query and a key"
+        )
+    if key.size(-2) != value.size(-2):
+        raise ValueError(
+            "key and value must hold the same number of positions T_k, "
+            f"got {key.size(-2)} and {value.size(-2)}: one value per key"
+        )
+
+
+def check_attention_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
+    """Refuse a mask that is not boolean or float, or does not fit the scores.
+
+    Args:
+        mask: Boolean (`True` = may attend) or float (added to the scores).
+        scores_shape: The attention scores' shape (..., T_q, T_k).
+
+    Raises:
+        TypeError: If `mask` is not a tensor, or is an integer tensor.
+        ValueError: If it does not broadcast to `scores_shape`.
+    """
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(f"mask must be a torch.Tensor, got {describe(mask)}")
+    if mask.dtype != torch.bool and not mask.dtype.is_floating_point:
+        raise TypeError(
+            "mask must be boolean (True = may attend) or floating point "
+            f"(added to the scores), got dtype {mask.dtype}; "
+            "for a 0/1 mask use mask.bool()"
+        )
+    try:
+        broadcast = torch.broadcast_shapes(mask.shape, scores_shape)
+    except RuntimeError:
+        broadcast = None
+    if broadcast != scores_shape:
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} cannot broadcast to the "
+            f"attention scores of shape {tuple(scores_shape)}; "
+            "a padding mask should be "
+            "(B, 1, 1, T) with a heads axis or (B, 1, T) without one, "
+            "a causal mask (T, T)"
+        )
 
 
 def check_sampling(

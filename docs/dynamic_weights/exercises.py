@@ -13,7 +13,7 @@ EXERCISES = [
         "Implement SelfAttention.forward",
         "Project the token vectors to queries, keys and values and attend: the weights come from the input. Raise a ValueError when the input's width is not d_model.",
         "tutorial_code.attention",
-        ("checks", "scaled_dot_product_attention", "self_attention"),
+        ("scaled_dot_product_attention", "self_attention"),
         "SELF_ATTENTION",
         write=("SelfAttention.forward",),
     ),
@@ -24,7 +24,7 @@ EXERCISES = [
         "This self-attention runs, and its weights depend on the input, but the score of token t for token s "
         "always equals the score of s for t.",
         "tutorial_code.attention",
-        ("checks", "scaled_dot_product_attention", "self_attention"),
+        ("scaled_dot_product_attention", "self_attention"),
         "SELF_ATTENTION",
         bug=(
             "self.W_K(x), self.W_V(x), mask",

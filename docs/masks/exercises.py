@@ -24,7 +24,7 @@ EXERCISES = [
         "Implement the padding mask",
         "Return the (B, 1, 1, T) mask that hides the padding after each sequence's real tokens. Raise a TypeError for lengths that are not integers, and a ValueError for lengths not of shape (B,), a negative length or one above max_len.",
         "tutorial_code.masks",
-        ("describe", "padding_mask"),
+        ("padding_mask",),
         "PADDING_MASK",
         write=("padding_mask",),
     ),
@@ -34,7 +34,7 @@ EXERCISES = [
         "Find the bug: a mask read backwards",
         "This attention applies the mask, and yet each query attends to exactly the keys it should not see.",
         "tutorial_code.attention",
-        ("checks", "scaled_dot_product_attention"),
+        ("scaled_dot_product_attention",),
         "ATTENTION",
         bug=(
             'scores.masked_fill(~mask, float("-inf"))',

@@ -15,7 +15,7 @@ EXERCISES = [
         "whose keys are all masked gets zero weights, not NaN. "
         "Raise a ValueError when the query and key widths differ, when keys and values differ in number or when the mask's shape does not fit, and a TypeError for an integer mask or integer inputs.",
         "tutorial_code.attention",
-        ("checks", "scaled_dot_product_attention"),
+        ("scaled_dot_product_attention",),
         "ATTENTION",
         write=("scaled_dot_product_attention",),
     ),
@@ -25,7 +25,7 @@ EXERCISES = [
         "Find the bug: attention that is too sharp",
         "This attention runs, and its weights sum to 1, but they are far too peaked.",
         "tutorial_code.attention",
-        ("checks", "scaled_dot_product_attention"),
+        ("scaled_dot_product_attention",),
         "ATTENTION",
         bug=(
             "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)",
@@ -38,7 +38,7 @@ EXERCISES = [
         "Find the bug: weights that do not sum to 1",
         "This attention returns weights of the right shape whose rows do not sum to 1.",
         "tutorial_code.attention",
-        ("checks", "scaled_dot_product_attention"),
+        ("scaled_dot_product_attention",),
         "ATTENTION",
         bug=(
             "weights = torch.softmax(scores, dim=-1)",

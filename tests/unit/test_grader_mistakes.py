@@ -128,8 +128,8 @@ WRONG = [
     # The documented errors
     ("errors", "recurrent-by-hand", "one_plain_layer = rnn.num_layers == 1 and not rnn.bidirectional and rnn.bias", "one_plain_layer = rnn.num_layers == 1", "bidirectional"),
     ("errors", "recurrent-by-hand", "or not rnn.batch_first ", "", "batch_first=False"),
-    ("errors", "scaled-dot-product-attention", "    _check_qkv(query, key, value)\n", "", "expected ValueError"),
-    ("errors", "scaled-dot-product-attention", "        _check_mask(mask, scores.shape)\n", "", "an integer mask"),
+    ("errors", "scaled-dot-product-attention", "    check_attention_inputs(query, key, value)\n", "", "expected ValueError"),
+    ("errors", "scaled-dot-product-attention", "        check_attention_mask(mask, scores.shape)\n", "", "an integer mask"),
     ("errors", "causal-mask", "if seq_len < 1:", "if seq_len == 0:", "causal_mask(-3)"),
     ("errors", "padding-mask", "if (lengths < 0).any():", "if False:", "a negative length"),
     ("errors", "padding-mask", "if lengths.dim() != 1:", "if False:", "(2, 1)"),

@@ -1,6 +1,9 @@
 """The packages import downwards only, and no module imports itself through others: the contracts of
 `[tool.importlinter]` in pyproject.toml (`lint-imports` checks them too), checked on grimp's graph of this checkout."""
 
+import ast
+from pathlib import Path
+
 import grimp
 import pytest
 from conftest import ROOT
@@ -39,6 +42,32 @@ def test_a_chapters_process_never_imports_the_mkdocs_part_of_the_build(graph):
 @pytest.mark.parametrize("package", CONTRACTS["acyclic_siblings"]["ancestors"])
 def test_no_module_imports_itself_through_others(graph, package):
     assert graph.nominate_cycle_breakers(package) == set(), f"import cycles in {package}: break one of these imports"
+
+
+def private_imports(source: str) -> list[str]:
+    """The private names (`_name`) one module of the readers' code imports from another."""
+    return [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tutorial_code")
+        for alias in node.names
+        if alias.name.startswith("_")
+    ]
+
+
+@pytest.mark.parametrize("module", sorted((ROOT / "tutorial_code").rglob("*.py")), ids=Path.name.fget)
+def test_the_readers_code_shares_no_private_name_across_modules(module):
+    assert private_imports(module.read_text(encoding="utf-8")) == [], (
+        f"{module.relative_to(ROOT)} imports a private name: make it public in its module "
+        "(a check goes in tutorial_code/validation.py)"
+    )
+
+
+def test_a_private_import_is_found():
+    assert private_imports("from tutorial_code.attention import _check_mask, softmax") == [
+        "tutorial_code.attention._check_mask"
+    ]
+    assert private_imports("from torch.nn import _reduction") == []
 
 
 def test_a_cycle_or_an_upward_import_is_found():
