@@ -67,6 +67,22 @@ def definitions(code: str) -> set[str]:
     return names
 
 
+def printed_twice(page: Path) -> list[str]:
+    """The functions and classes whose code two shown blocks of `page` print, folded or not."""
+    counts: dict[str, int] = {}
+    for block, _ in folded_blocks(page):
+        if not block.shown:
+            continue
+        try:
+            tree = ast.parse(block.code())
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                counts[node.name] = counts.get(node.name, 0) + 1
+    return sorted(name for name, count in counts.items() if count > 1)
+
+
 def imports(code: str) -> set[tuple[str, str]]:
     """`(module, name)` for each `from tutorial_code.module import name` of a shown block."""
     try:
@@ -128,6 +144,13 @@ def test_code_comes_in_lesson_sized_blocks_that_fit_the_column(page):
     assert found.long_lines == [], f"{page_name(page)}: shown lines over {MAX_WIDTH} characters: {found.long_lines[:3]}"
 
 
+@pytest.mark.parametrize("page", PAGES, ids=page_name)
+def test_each_function_is_printed_once_per_page(page):
+    assert printed_twice(page) == [], (
+        f"{page_name(page)} prints these twice: show each once, and link to it from the other place"
+    )
+
+
 @pytest.mark.parametrize("page", CHAPTERS, ids=page_name)
 def test_every_chapter_has_a_figure(page):
     assert shape(page).figures >= 1, f"{page_name(page)} has no figure"
@@ -157,6 +180,14 @@ def test_the_checks_find_a_forward_reference_a_long_block_and_a_folded_one(tmp_p
         encoding="utf-8",
     )
     assert forward_references([first, second]) == ["one uses early.thing, first shown on two"]
+    assert printed_twice(second) == []
+    third = tmp_path / "three.md"
+    third.write_text(
+        '```python\n--8<-- "tutorial_code/early.py:thing"\n```\n\n??? success "Solution"\n\n    ```python\n'
+        '    --8<-- "tutorial_code/early.py:thing"\n    ```\n',
+        encoding="utf-8",
+    )
+    assert printed_twice(third) == ["thing"]
     assert forward_references([second, first]) == []
     assert [folded for _, folded in folded_blocks(second)] == [False, True]
 
