@@ -21,6 +21,7 @@ class Block:
     lang: str
     options: str
     body: list[str]
+    line: int = 0  # the fence's line in the page, counted from 0
 
     @property
     def executed(self) -> bool:
@@ -69,12 +70,12 @@ def blocks(page: Path) -> list[Block]:
         i += 1
         if not match:
             continue
-        body = []
+        start, body = i - 1, []
         while i < len(lines) and not lines[i].strip().startswith(match["fence"]):
             body.append(lines[i])
             i += 1
         i += 1
-        found.append(Block(page, match["lang"], match["options"], body))
+        found.append(Block(page, match["lang"], match["options"], body, start))
     return found
 
 

@@ -16,7 +16,6 @@ from tutorial_code.masks import (
     causal_mask,
     padding_mask,
     padding_mask_from_tokens,
-    to_torch_multihead_mask,
 )
 
 torch.set_printoptions(precision=2, sci_mode=False)
@@ -133,7 +132,7 @@ outputs["F.scaled_dot_product_attention"] = theirs
 # start at 0, so a zero attention output stays zero.
 layer = nn.MultiheadAttention(d, num_heads=2, batch_first=True)
 # (B, T, d), (B, T)
-seq, blocked = (x[:, 0], to_torch_multihead_mask(keep[:, 0, 0]))
+seq, blocked = (x[:, 0], ~keep[:, 0, 0])
 for need in (True, False):  # need_weights=True is the default
     output, _ = layer(
         seq, seq, seq, key_padding_mask=blocked, need_weights=need

@@ -115,12 +115,13 @@ fig = one_query(
 
 # %%
 # --8<-- [start:qkv]
-from tutorial_code.attention import SelfAttention
-
 torch.manual_seed(SEED)
-# W_Q, W_K, W_V: three learned 4x4 matrices
-attention = SelfAttention(d_model=4, d_k=4)
-output, weights = attention(x)
+# W_Q, W_K, W_V: three learned 4x4 matrices, each an nn.Linear without bias
+W_Q = nn.Linear(4, 4, bias=False)
+W_K = nn.Linear(4, 4, bias=False)
+W_V = nn.Linear(4, 4, bias=False)
+Q, K, V = W_Q(x), W_K(x), W_V(x)  # (B, T, d_k) each
+output, weights = scaled_dot_product_attention(Q, K, V)
 print("weights with learned projections (before any training):")
 print(weights[0].detach())
 # --8<-- [end:qkv]

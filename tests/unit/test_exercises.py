@@ -179,9 +179,11 @@ def test_every_exercise_ends_its_chapter_page_with_the_commands_and_a_folded_sol
             assert "**The bug:** " in solution.split("```", 1)[0], name
         elif included:
             assert included == [f'--8<-- "{source}:{section}"' for section in ("imports", *exercise.sections)], name
-        else:  # the lesson above prints the answer already: the solution links to it instead of printing it again
-            lesson = [line.strip() for line in exercises[0].splitlines()]
-            assert all(f'--8<-- "{source}:{section}"' in lesson for section in exercise.sections), name
+        else:  # the page prints the answer already, in a folded box of the lesson or in the solution of an
+            # exercise above: the solution links to it instead of printing it again
+            above = exercises[0] + exercises[1].split(f"### {exercise.title}\n", 1)[0]
+            lines = [line.strip() for line in above.splitlines()]
+            assert all(f'--8<-- "{source}:{section}"' in lines for section in exercise.sections), name
             assert "](#" in solution, f"{name}: a solution that prints nothing links to where the page shows it"
 
 

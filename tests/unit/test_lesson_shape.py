@@ -126,6 +126,47 @@ def forward_references(pages: list[Path]) -> list[str]:
     return sorted(set(found))
 
 
+def printed(code: str) -> set[str]:
+    """The functions a shown block prints, and the methods of the classes it prints as "Class.method"."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            names |= {f"{node.name}.{item.name}" for item in node.body if isinstance(item, ast.FunctionDef)}
+    return names
+
+
+EXERCISES_HEADING = re.compile(r"^## .*\{ #exercises \}$|^## Exercises$")
+
+
+def answers_shown_above(pages: list[Path], exercises) -> list[str]:
+    """Each implement exercise whose answer (a function or method it asks for) an unfolded block prints on an
+    earlier page of `pages`, or on its own page before the exercises."""
+    unfolded: dict[Path, set[str]] = {}  # for each page, what its unfolded blocks above the exercises print
+    for page in pages:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        end = next((n for n, line in enumerate(lines) if EXERCISES_HEADING.match(line)), len(lines))
+        unfolded[page] = set()
+        for block, folded in folded_blocks(page):
+            if block.shown and not folded and block.line < end:
+                unfolded[page] |= printed(block.code())
+    found = []
+    for exercise in exercises:
+        if exercise.bug or exercise.chapter not in {page_name(page) for page in pages}:
+            continue
+        index = next(n for n, page in enumerate(pages) if page_name(page) == exercise.chapter)
+        for page in pages[: index + 1]:
+            for name in exercise.write:
+                if name in unfolded[page]:
+                    found.append(f"{exercise.name}: {name} is printed unfolded on {page_name(page)}")
+    return found
+
+
 PAGES = nav_pages()
 CHAPTERS = chapter_pages()
 
@@ -149,6 +190,41 @@ def test_each_function_is_printed_once_per_page(page):
     assert printed_twice(page) == [], (
         f"{page_name(page)} prints these twice: show each once, and link to it from the other place"
     )
+
+
+def test_no_implement_exercise_has_its_answer_printed_above_it():
+    from tutorial_tools.exercises.catalogue import EXERCISES
+
+    assert answers_shown_above(PAGES, EXERCISES.values()) == [], (
+        "show the computing lines instead of the function, fold the function after the exercise, or ask for a "
+        "variant the page does not show"
+    )
+
+
+def test_the_answer_check_finds_an_answer_printed_above_its_exercise(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import snippets
+
+    module = tmp_path / "tutorial_code" / "early.py"
+    module.parent.mkdir()
+    module.write_text(
+        "# --8<-- [start:thing]\nclass Thing:\n    def forward(self):\n        return 1\n# --8<-- [end:thing]\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(snippets, "ROOT", tmp_path)
+    monkeypatch.setattr(snippets, "DOCS", tmp_path / "docs")
+    page = tmp_path / "docs" / "one" / "index.md"
+    page.parent.mkdir(parents=True)
+    solution = (
+        '## Exercises\n\n### Write it\n\n??? success "Solution"\n\n'
+        '    ```python\n    --8<-- "tutorial_code/early.py:thing"\n    ```\n'
+    )
+    exercise = SimpleNamespace(name="thing", chapter="one", write=("Thing.forward",), bug=None)
+    page.write_text(solution, encoding="utf-8")
+    assert answers_shown_above([page], [exercise]) == []
+    page.write_text('```python\n--8<-- "tutorial_code/early.py:thing"\n```\n\n' + solution, encoding="utf-8")
+    assert answers_shown_above([page], [exercise]) == ["thing: Thing.forward is printed unfolded on one"]
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=page_name)
