@@ -7,7 +7,7 @@ checks = Checks()
 
 
 @checks.after(
-    "lesson_module",
+    "lesson_module_check",
     "multi_head_attention: gives the same output as the complete module",
 )
 def lesson_module_gives_the_same_output(lesson_difference):

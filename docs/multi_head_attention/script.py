@@ -56,12 +56,20 @@ class MultiHeadSelfAttention(nn.Module):
 
 torch.manual_seed(SEED)
 lesson = MultiHeadSelfAttention(d_model=16, num_heads=4)
+x = torch.randn(2, 5, 16)  # (B, T, d_model)
+output, weights = lesson(x)
+print("output: ", tuple(output.shape), "(B, T, d_model)")
+print("weights:", tuple(weights.shape), "(B, h, T, T): one map per head")
+# --8<-- [end:lesson_module]
+
+
+# %%
+# --8<-- [start:lesson_module_check]
 complete = MultiHeadAttention(d_model=16, num_heads=4)
 complete.load_state_dict(lesson.state_dict())  # the same four matrices
-x = torch.randn(2, 5, 16)
-lesson_difference = (lesson(x)[0] - complete(x)[0]).abs().max().item()
+lesson_difference = (output - complete(x)[0]).abs().max().item()
 print(f"largest difference from MultiHeadAttention: {lesson_difference:.1e}")
-# --8<-- [end:lesson_module]
+# --8<-- [end:lesson_module_check]
 
 
 # %%

@@ -15,6 +15,15 @@ def outputs_are_reordered_same_way_but(same_up_to_order):
 
 
 @checks.after(
+    "order_blind",
+    "positional_encoding: The second row is the first one read backwards",
+)
+def second_row_is_first_read_backwards(first_feature, first_feature_reversed):
+    pairs = zip(first_feature_reversed, reversed(first_feature), strict=True)
+    return len(first_feature) > 1 and all(abs(a - b) < 1e-6 for a, b in pairs)
+
+
+@checks.after(
     "shift",
     "positional_encoding: the dot product cannot tell two to the left from two to the right",
 )

@@ -38,7 +38,12 @@ output_of_reversed, _ = attention(x[:, reverse])
 same_up_to_order = torch.allclose(
     output_of_reversed, output[:, reverse], atol=1e-6
 )
-print("outputs equal up to the reordering:", same_up_to_order)
+first_feature = output[0, :, 0].tolist()  # one number per token
+first_feature_reversed = output_of_reversed[0, :, 0].tolist()
+print("feature 0 of the outputs, tokens in order:", end=" ")
+print(" ".join(f"{value:+.3f}" for value in first_feature))
+print("the same, for the tokens reversed:        ", end=" ")
+print(" ".join(f"{value:+.3f}" for value in first_feature_reversed))
 # --8<-- [end:order_blind]
 
 
