@@ -1,7 +1,6 @@
 """The Transformer encoder: attention, feed-forward, residuals and LayerNorm."""
 
 # --8<-- [start:imports]
-import math
 
 import torch
 from torch import nn
@@ -135,9 +134,9 @@ class Encoder(nn.Module):
         # never attend padding; (B, T), True = a real token
         if self.pad_id is not None:
             mask = merge_masks(mask, tokens != self.pad_id, tokens, tokens)
-        # As in the paper (section 3.4), embeddings are multiplied by
-        # sqrt(d_model).
-        x = self.embedding(tokens) * math.sqrt(self.d_model)  # (B, T, d_model)
+        # No sqrt(d_model) factor, unlike the paper (section 3.4): nn.Embedding
+        # starts at std 1, as large as the position vectors (chapter 10).
+        x = self.embedding(tokens)  # (B, T, d_model)
         x = self.dropout(self.positions(x))
         all_weights = []
         for layer in self.layers:

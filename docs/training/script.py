@@ -8,8 +8,6 @@
 
 # %%
 # --8<-- [start:setup]
-import math
-
 import torch
 from tutorial_code.diagrams.encoder import encoder_diagram
 from tutorial_code.diagrams.plots import heatmaps, log_lines
@@ -51,7 +49,7 @@ token_ids[1, 5:] = 0  # the second has 5 tokens, then 3 padding (pad_id 0)
 real = token_ids != encoder.pad_id  # (B, T), True = a real token
 # (B, 1, 1, T): every query may attend to the real keys
 mask = real[:, None, None, :]
-x = encoder.embedding(token_ids) * math.sqrt(encoder.d_model)  # (B, T, d_model)
+x = encoder.embedding(token_ids)  # (B, T, d_model), no sqrt(d_model) factor
 x = encoder.positions(x)  # adds the sinusoidal positions; same shape
 for layer in encoder.layers:
     x, weights = layer(x, mask=mask)  # (B, T, d_model), (B, h, T, T)

@@ -148,7 +148,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
             "",
         )
     ]
-    column += [("Embedding × √d_model", 0.6, BLUE, BLUE_FILL, "")]
+    column += [("Embedding", 0.6, BLUE, BLUE_FILL, "")]
     column += [("+ positional encoding", 0.6, BLUE, BLUE_FILL, model)]
     names = (
         [f"encoder layer {n + 1}" for n in range(layers)]
