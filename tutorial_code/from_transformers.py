@@ -110,11 +110,11 @@ def _check_gpt2_config(config: object) -> None:
             config, f"activation_function={config.activation_function!r}", fix
         )
     if not config.scale_attn_weights:
-        fix = "this model divides the scores by sqrt(d_head), as GPT-2 does"
+        fix = "this model divides the scores by sqrt(d_k), as GPT-2 does"
         _refuse(config, "scale_attn_weights=False", fix)
     if config.scale_attn_by_inverse_layer_idx:
         setting = "scale_attn_by_inverse_layer_idx=True (scores / layer number)"
-        _refuse(config, setting, "this model scales by 1/sqrt(d_head) only")
+        _refuse(config, setting, "this model scales by 1/sqrt(d_k) only")
     if config.reorder_and_upcast_attn:
         fix = "build the model with reorder_and_upcast_attn=False"
         _refuse(config, "reorder_and_upcast_attn=True", fix)

@@ -1,7 +1,7 @@
 """Grouped-query attention: many query heads share a few key/value heads.
 
 Generation keeps the keys and values of every past position (chapter 12's KV
-cache): 2 x layers x B x h x T x d_head numbers with h heads. Grouped-query
+cache): 2 x layers x B x h x T x d_k numbers with h heads. Grouped-query
 attention keeps `num_kv_heads` key/value heads, each read by
 `num_heads / num_kv_heads` query heads, and the cache shrinks by that factor.
 `num_kv_heads == num_heads` is multi-head attention, `num_kv_heads == 1`
@@ -9,7 +9,7 @@ multi-query attention. Llama 2 70B and later Llama, Mistral and Qwen use it.
 
 Shape letters: B = batch size, T = sequence length (n new positions after t
 cached ones), d_model = width of a token vector, h = `num_heads`,
-h_kv = `num_kv_heads`, d_head = width of one head.
+h_kv = `num_kv_heads`, d_k = width of one head.
 """
 
 # --8<-- [start:imports]
@@ -41,8 +41,8 @@ class KVCache:
     `KVCache`, which holds every layer.
 
     Attributes:
-        keys: (B, h_kv, t, d_head), rotated already; None before the first call.
-        values: (B, h_kv, t, d_head); None before the first call.
+        keys: (B, h_kv, t, d_k), rotated already; None before the first call.
+        values: (B, h_kv, t, d_k); None before the first call.
 
     Examples:
         >>> cache = KVCache()
@@ -75,7 +75,7 @@ class KVCache:
                 "cache for a new batch"
             )
         if self.keys is not None:
-            K = torch.cat([self.keys, K], dim=2)  # (B, h_kv, t + n, d_head)
+            K = torch.cat([self.keys, K], dim=2)  # (B, h_kv, t + n, d_k)
             V = torch.cat([self.values, V], dim=2)
         self.keys, self.values = K, V
         return K, V
@@ -121,14 +121,14 @@ def grouped_attention(
     attends with chapter 2's `scaled_dot_product_attention`.
 
     Args:
-        Q: Queries, (B, h, T_q, d_head).
-        K: Keys, (B, h_kv, T_k, d_head); h_kv must divide h.
-        V: Values, (B, h_kv, T_k, d_head).
+        Q: Queries, (B, h, T_q, d_k).
+        K: Keys, (B, h_kv, T_k, d_k); h_kv must divide h.
+        V: Values, (B, h_kv, T_k, d_k).
         mask: Boolean, True = may attend, broadcastable to (B, h, T_q, T_k).
         dropout_p: Dropout probability on the weights.
 
     Returns:
-        `(output, weights)`: (B, h, T_q, d_head) and (B, h, T_q, T_k).
+        `(output, weights)`: (B, h, T_q, d_k) and (B, h, T_q, T_k).
 
     Raises:
         ValueError: If h_kv does not divide h.
@@ -142,11 +142,11 @@ def grouped_attention(
     """
     if Q.dim() != 4 or K.dim() != 4 or Q.size(1) % K.size(1):
         raise ValueError(
-            "Q (B, h, T_q, d_head) and K (B, h_kv, T_k, d_head) need h_kv "
+            "Q (B, h, T_q, d_k) and K (B, h_kv, T_k, d_k) need h_kv "
             f"dividing h, got shapes {tuple(Q.shape)} and {tuple(K.shape)}"
         )
     group = Q.size(1) // K.size(1)  # query heads per key/value head
-    # (B, h, T_k, d_head): the same tensor repeated, no new parameters
+    # (B, h, T_k, d_k): the same tensor repeated, no new parameters
     K = K.repeat_interleave(group, dim=1)
     V = V.repeat_interleave(group, dim=1)
     return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)
@@ -198,16 +198,16 @@ class GroupedQueryAttention(nn.Module):
         super().__init__()
         num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
         _check_heads(d_model, num_heads, num_kv_heads, head_dim)
-        d_head = head_dim or d_model // num_heads
-        _check_rotary(d_head, rope_base, rope_pairing)
+        d_k = head_dim or d_model // num_heads
+        _check_rotary(d_k, rope_base, rope_pairing)
         self.d_model, self.num_heads = d_model, num_heads
-        self.num_kv_heads, self.head_dim = num_kv_heads, d_head
+        self.num_kv_heads, self.head_dim = num_kv_heads, d_k
         self.rope_base, self.rope_pairing = rope_base, rope_pairing
-        self.W_Q = nn.Linear(d_model, num_heads * d_head, bias=bias)
+        self.W_Q = nn.Linear(d_model, num_heads * d_k, bias=bias)
         # fewer heads for the keys and the values
-        self.W_K = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)
-        self.W_V = nn.Linear(d_model, num_kv_heads * d_head, bias=bias)
-        self.W_O = nn.Linear(num_heads * d_head, d_model, bias=bias)
+        self.W_K = nn.Linear(d_model, num_kv_heads * d_k, bias=bias)
+        self.W_V = nn.Linear(d_model, num_kv_heads * d_k, bias=bias)
+        self.W_O = nn.Linear(num_heads * d_k, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
     def forward(
@@ -228,17 +228,17 @@ class GroupedQueryAttention(nn.Module):
         check_width(x, self.d_model)
         t = 0 if cache is None else cache.length  # positions already seen
         check_padding_mask(padding_mask, x.size(0), t + x.size(1))
-        Q = split_heads(self.W_Q(x), self.num_heads)  # (B, h, n, d_head)
-        K = split_heads(self.W_K(x), self.num_kv_heads)  # (B, h_kv, n, d_head)
+        Q = split_heads(self.W_Q(x), self.num_heads)  # (B, h, n, d_k)
+        K = split_heads(self.W_K(x), self.num_kv_heads)  # (B, h_kv, n, d_k)
         V = split_heads(self.W_V(x), self.num_kv_heads)  # never rotated
         if self.rope_base is not None:  # position t + i turns row i
             Q = apply_rotary(Q, t, self.rope_base, self.rope_pairing)
             K = apply_rotary(K, t, self.rope_base, self.rope_pairing)
         if cache is not None:
-            K, V = cache.append(K, V)  # (B, h_kv, t + n, d_head)
+            K, V = cache.append(K, V)  # (B, h_kv, t + n, d_k)
         mask = self.allowed(x.size(1), t, padding_mask, x.device)
         dropout_p = self.dropout.p if self.training else 0.0
-        # heads: (B, h, n, d_head)
+        # heads: (B, h, n, d_k)
         heads, _ = grouped_attention(Q, K, V, mask, dropout_p)
         return self.W_O(combine_heads(heads))  # (B, n, d_model)
 

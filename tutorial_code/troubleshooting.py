@@ -806,7 +806,7 @@ PROBLEMS: list[Problem] = [
         "loads, runs and predicts worse",
         "RoPE turns pairs of features, and implementations pair them "
         "differently: neighbours (2i, 2i+1) in the RoFormer paper and Meta's "
-        "original Llama code, i and i + d_head/2 (`rotate_half`) in Hugging "
+        "original Llama code, i and i + d_k/2 (`rotate_half`) in Hugging "
         "Face `transformers`. Weights copied as they are from one to the other "
         "rotate the wrong features together.",
         "Reorder the rows of W_Q and W_K within each head "

@@ -88,7 +88,7 @@ def a_head_finds_the_word_start(word_start, even_inside):
 
 @checks.after(
     "weight_tying",
-    "language_model: Tied, the model has one V × d_model matrix fewer",
+    "language_model: Tied, the model has one vocab_size × d_model matrix fewer",
 )
 def tying_saves_one_matrix(parameters, tied_parameters, V):
     return parameters - tied_parameters == V * 64

@@ -63,6 +63,6 @@ PLANTED = [  # (exercise, text of the reference solution, planted mistake, words
     ("apply-rotary", "rotary_angles(T, head_dim, base, offset)", "rotary_angles(T, head_dim, base)", "offset"),
     ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * F.silu(self.up(x))", "on the gate"),
     ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "torch.sigmoid(self.gate(x)) * self.up(x)", "GLU's"),
-    ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K.repeat(1, group, 1, 1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat(1, group, 1, 1)", "repeat_interleave"),
+    ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_k): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K.repeat(1, group, 1, 1)  # (B, h, T_k, d_k): the same tensor\n    V = V.repeat(1, group, 1, 1)", "repeat_interleave"),
     ("grouped-attention", "scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)", "scaled_dot_product_attention(Q, K, V, None, dropout_p=dropout_p)", "mask is ignored"),
 ]  # fmt: skip

@@ -181,7 +181,7 @@ def _check_swiglu(learner: ModuleType) -> None:
 
 SWIGLU: Grader = [("SwiGLU, for two sizes", _check_swiglu)]
 
-# (B, h, h_kv, T, d_head, causal): grouped-query; multi-query with a causal mask; as many key/value heads as
+# (B, h, h_kv, T, d_k, causal): grouped-query; multi-query with a causal mask; as many key/value heads as
 # heads; an odd group size.
 GROUPED_CASES = [
     (2, 4, 2, 5, 8, False),
@@ -194,14 +194,11 @@ CYCLED = "query head i reads key/value head i // (h / h_kv): repeat_interleave e
 
 
 def _check_grouped_attention(learner: ModuleType) -> None:
-    for seed, (batch, h, h_kv, length, d_head, causal) in enumerate(
-        GROUPED_CASES
-    ):
+    for seed, (batch, h, h_kv, length, d_k, causal) in enumerate(GROUPED_CASES):
         g = generator(seed)
-        Q = torch.randn(batch, h, length, d_head, generator=g)
+        Q = torch.randn(batch, h, length, d_k, generator=g)
         K, V = (
-            torch.randn(batch, h_kv, length, d_head, generator=g)
-            for _ in range(2)
+            torch.randn(batch, h_kv, length, d_k, generator=g) for _ in range(2)
         )
         mask = causal_mask(length) if causal else None
         expected, weights = grouped_query.grouped_attention(Q, K, V, mask)

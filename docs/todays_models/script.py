@@ -279,7 +279,7 @@ attention = GroupedQueryAttention(
 same = torch.randn(1, 1, 16).expand(1, 6, 16)  # one token vector at 6 positions
 with torch.no_grad():
     out = attention(same)  # (1, 6, 16)
-    # (1, h, 6, d_head): what is averaged
+    # (1, h, 6, d_k): what is averaged
     V = split_heads(attention.W_V(same), 4)
 output_spread = (out - out[:, :1]).abs().max().item()
 turned_values = apply_rotary(V)  # what the values would be, rotated
@@ -398,19 +398,19 @@ fig.tight_layout()
 # --8<-- [start:gqa_steps]
 torch.manual_seed(SEED)
 B, T, d_model, h, h_kv = 2, 5, 32, 4, 2  # 4 query heads, 2 key/value heads
-d_head = d_model // h  # 8
+d_k = d_model // h  # 8
 x = torch.randn(B, T, d_model)
-W_Q = nn.Linear(d_model, h * d_head, bias=False)  # 32 rows: 4 heads of 8
-W_K = nn.Linear(d_model, h_kv * d_head, bias=False)  # 16 rows: 2 heads of 8
-W_V = nn.Linear(d_model, h_kv * d_head, bias=False)
-W_O = nn.Linear(h * d_head, d_model, bias=False)
+W_Q = nn.Linear(d_model, h * d_k, bias=False)  # 32 rows: 4 heads of 8
+W_K = nn.Linear(d_model, h_kv * d_k, bias=False)  # 16 rows: 2 heads of 8
+W_V = nn.Linear(d_model, h_kv * d_k, bias=False)
+W_O = nn.Linear(h * d_k, d_model, bias=False)
 
-# (B, h, T, d_head), turned by position
+# (B, h, T, d_k), turned by position
 Q = apply_rotary(split_heads(W_Q(x), h))
-K = apply_rotary(split_heads(W_K(x), h_kv))  # (B, h_kv, T, d_head), turned
-V = split_heads(W_V(x), h_kv)  # (B, h_kv, T, d_head), not turned
+K = apply_rotary(split_heads(W_K(x), h_kv))  # (B, h_kv, T, d_k), turned
+V = split_heads(W_V(x), h_kv)  # (B, h_kv, T, d_k), not turned
 group = h // h_kv  # query heads per key/value head: 2
-K_all = K.repeat_interleave(group, dim=1)  # (B, h, T, d_head): heads 0, 0, 1, 1
+K_all = K.repeat_interleave(group, dim=1)  # (B, h, T, d_k): heads 0, 0, 1, 1
 V_all = V.repeat_interleave(group, dim=1)
 # chapter 2
 heads, _ = scaled_dot_product_attention(Q, K_all, V_all, causal_mask(T))
@@ -447,16 +447,16 @@ print(
 # --8<-- [start:llama_size]
 text = python_reference_text()  # chapter 11's text
 vocabulary = CharVocabulary.of(text)
-V = len(vocabulary.chars)
+vocab_size = len(vocabulary.chars)
 sizes = {"d_model": 64, "num_layers": 2, "num_heads": 4}  # chapter 11's
 torch.manual_seed(SEED)
-target = count(CharTransformer(V))  # chapter 11's model
+target = count(CharTransformer(vocab_size))  # chapter 11's model
 # d_ff as SwiGLU's above
-base = count(LlamaModel(V, **sizes, num_kv_heads=4, d_ff=172))
+base = count(LlamaModel(vocab_size, **sizes, num_kv_heads=4, d_ff=172))
 # one more hidden feature: gate, up and down, in 2 layers
 per_feature = 3 * 64 * 2
 d_ff = 172 + round((target - base) / per_feature)
-llama = LlamaModel(V, **sizes, num_kv_heads=4, d_ff=d_ff).eval()
+llama = LlamaModel(vocab_size, **sizes, num_kv_heads=4, d_ff=d_ff).eval()
 gap = count(llama) / target - 1
 print(f"CharTransformer (chapter 11): {target:,} parameters")
 print(
@@ -475,7 +475,7 @@ print(f"20 greedy tokens, with and without the cache, the same: {same_tokens}")
 prompt = vocabulary.encode(text[:64]).unsqueeze(0)  # (B, T) = (1, 64)
 torch.manual_seed(SEED)
 chapter_12_cache = Chapter12Cache()  # chapter 12's cache, on chapter 11's model
-forward_with_cache(CharTransformer(V).eval(), prompt, chapter_12_cache)
+forward_with_cache(CharTransformer(vocab_size).eval(), prompt, chapter_12_cache)
 tensors = chapter_12_cache.keys + chapter_12_cache.values
 chapter_12_bytes = sum(t.nbytes for t in tensors)
 shape = tuple(tensors[0].shape)  # (B, h, T, d_k)
@@ -483,12 +483,14 @@ print(f"{'chapter 12, 4 heads:':20} keys {shape}, {chapter_12_bytes:,} bytes")
 cache_bytes = {}
 # h, h/2 and 1 key/value heads; 4 query heads each time
 for kv_heads in (4, 2, 1):
-    model = LlamaModel(V, **sizes, num_kv_heads=kv_heads, d_ff=d_ff).eval()
+    model = LlamaModel(
+        vocab_size, **sizes, num_kv_heads=kv_heads, d_ff=d_ff
+    ).eval()
     cache = model.new_cache()  # one KVCache per layer
     with torch.no_grad():
         model(prompt, cache=cache)
     cache_bytes[kv_heads] = sum(layer.nbytes for layer in cache)
-    shape = tuple(cache[0].keys.shape)  # (B, h_kv, T, d_head)
+    shape = tuple(cache[0].keys.shape)  # (B, h_kv, T, d_k)
     label = f"{kv_heads} key/value head" + ("s:" if kv_heads > 1 else ":")
     print(f"{label:20} keys {shape}, {cache_bytes[kv_heads]:,} bytes")
 # --8<-- [end:kv_bytes]
@@ -581,7 +583,7 @@ def unit_scale(model: nn.Module) -> nn.Module:  # logits of order 1, not near 0
 
 # fmt: skip
 config = LlamaConfig(
-    vocab_size=V,
+    vocab_size=vocab_size,
     hidden_size=64,
     intermediate_size=172,
     num_hidden_layers=2,
@@ -597,7 +599,9 @@ attention_mask = torch.ones(2, 12, dtype=torch.long)
 attention_mask[1, 7:] = 0  # the second sequence: 7 tokens, then padding
 real = attention_mask.bool()
 with torch.no_grad():
-    expected = theirs(ids, attention_mask=attention_mask).logits  # (B, T, V)
+    expected = theirs(
+        ids, attention_mask=attention_mask
+    ).logits  # (B, T, vocab_size)
     llama_difference = (ours(ids, real) - expected)[real].abs().max().item()
 largest = expected.abs().max().item()
 print(
@@ -613,7 +617,7 @@ from transformers import GPT2Config, GPT2LMHeadModel
 
 # fmt: skip
 gpt2_config = GPT2Config(
-    vocab_size=V,
+    vocab_size=vocab_size,
     n_embd=64,
     n_layer=2,
     n_head=4,
@@ -636,7 +640,7 @@ print(f"largest difference at the real positions: {gpt2_difference:.1e}")
 # --8<-- [start:refused]
 # fmt: skip
 scaled = LlamaConfig(
-    vocab_size=V,
+    vocab_size=vocab_size,
     hidden_size=64,
     intermediate_size=172,
     num_hidden_layers=2,

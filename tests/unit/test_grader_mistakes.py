@@ -181,7 +181,7 @@ WRONG = [
 RIGHT = [
     ("rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "self.weight * x / torch.sqrt(mean_square + self.eps)"),
     ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * torch.sigmoid(self.gate(x)) * self.up(x)"),
-    ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_head): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)  # (B, h, T_k, d_head): the same tensor\n    V = V[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)"),
+    ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_k): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)  # (B, h, T_k, d_k): the same tensor\n    V = V[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)"),
     ("scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", 'scores = torch.einsum("...qd,...kd->...qk", query, key) / math.sqrt(d_k)'),
     ("scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = (query / d_k**0.5) @ key.transpose(-2, -1)"),
     ("scaled-dot-product-attention", 'scores = scores.masked_fill(~mask, float("-inf"))', 'scores = torch.where(mask, scores, torch.full_like(scores, float("-inf")))'),

@@ -59,7 +59,7 @@ def test_cached_steps_equal_the_full_forward(tokens):
     cache = ours.new_cache()
     logits = [ours(tokens[:, :4], cache=cache)] + [ours(tokens[:, t : t + 1], cache=cache) for t in range(4, 9)]
     torch.testing.assert_close(torch.cat(logits, dim=1), ours(tokens), atol=1e-5, rtol=1e-5)
-    assert sum(c.nbytes for c in cache) == 2 * 2 * 3 * 2 * 9 * 8 * 4  # K and V, layers, B, h_kv, T, d_head, fp32
+    assert sum(c.nbytes for c in cache) == 2 * 2 * 3 * 2 * 9 * 8 * 4  # K and V, layers, B, h_kv, T, d_k, fp32
 
 
 def test_greedy_generation_is_the_same_with_and_without_the_cache(tokens):

@@ -58,7 +58,7 @@ def test_half_pairing_is_interleaved_on_permuted_features():
 
 
 def scores(x, W_Q, W_K, num_heads, pairing):
-    Q = apply_rotary(split_heads(x @ W_Q.T, num_heads), pairing=pairing)  # (B, h, T, d_head)
+    Q = apply_rotary(split_heads(x @ W_Q.T, num_heads), pairing=pairing)  # (B, h, T, d_k)
     K = apply_rotary(split_heads(x @ W_K.T, num_heads), pairing=pairing)
     return Q @ K.transpose(-2, -1)  # (B, h, T, T)
 
