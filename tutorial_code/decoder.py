@@ -28,7 +28,7 @@ class DecoderLayer(nn.Module):
         - x: (B, T, d_model); memory: (B, S, d_model), the encoder's output
         - target_mask: (T, T) or broadcastable to (B, h, T, T), usually causal
         - memory_mask: (T, S) or broadcastable to (B, h, T, S)
-        - target_key_padding_mask (B, T), memory_key_padding_mask (B, S):
+        - target_is_real (B, T), memory_is_real (B, S):
           `True` = a real token
         - output: (B, T, d_model); weights (B, h, T, T) and (B, h, T, S)
 
@@ -70,14 +70,12 @@ class DecoderLayer(nn.Module):
         memory: torch.Tensor,
         target_mask: torch.Tensor | None = None,
         memory_mask: torch.Tensor | None = None,
-        target_key_padding_mask: torch.Tensor | None = None,
-        memory_key_padding_mask: torch.Tensor | None = None,
+        target_is_real: torch.Tensor | None = None,
+        memory_is_real: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Return `(output, self_weights, cross_weights)`."""
-        target_mask = merge_masks(target_mask, target_key_padding_mask, x, x)
-        memory_mask = merge_masks(
-            memory_mask, memory_key_padding_mask, x, memory
-        )
+        target_mask = merge_masks(target_mask, target_is_real, x, x)
+        memory_mask = merge_masks(memory_mask, memory_is_real, x, memory)
         if self.norm_first:
             h = self.norm1(x)
             out, self_weights = self.self_attention(h, mask=target_mask)
@@ -115,7 +113,7 @@ class Transformer(nn.Module):
         - source_mask: broadcastable to (B, h, S, S) and (B, h, T, S), such
           as the source padding mask (B, 1, 1, S)
         - target_mask: broadcastable to (B, h, T, T): causal, and padding
-        - source_key_padding_mask (B, S), target_key_padding_mask (B, T):
+        - source_is_real (B, S), target_is_real (B, T):
           `True` = a real token
         - output: (B, T, d_model)
 
@@ -179,16 +177,12 @@ class Transformer(nn.Module):
         target: torch.Tensor,
         source_mask: torch.Tensor | None = None,
         target_mask: torch.Tensor | None = None,
-        source_key_padding_mask: torch.Tensor | None = None,
-        target_key_padding_mask: torch.Tensor | None = None,
+        source_is_real: torch.Tensor | None = None,
+        target_is_real: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Encode, then decode; `source_mask` also masks cross-attention."""
-        source_mask = merge_masks(
-            source_mask, source_key_padding_mask, source, source
-        )
-        target_mask = merge_masks(
-            target_mask, target_key_padding_mask, target, target
-        )
+        source_mask = merge_masks(source_mask, source_is_real, source, source)
+        target_mask = merge_masks(target_mask, target_is_real, target, target)
         memory = self.encode(source, source_mask)
         return self.decode(
             target, memory, target_mask=target_mask, memory_mask=source_mask

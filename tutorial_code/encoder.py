@@ -52,14 +52,14 @@ class EncoderLayer(nn.Module):
         self,
         x: torch.Tensor,
         mask: torch.Tensor | None = None,
-        key_padding_mask: torch.Tensor | None = None,
+        key_is_real: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Return `(output, weights)`: (B, T, d_model) and (B, h, T, T).
 
         `mask` is (T, T) or four axes broadcastable to (B, h, T, T);
-        `key_padding_mask` (B, T), `True` = a real token.
+        `key_is_real` (B, T), `True` = a real token.
         """
-        mask = merge_masks(mask, key_padding_mask, x, x)  # both masks as one
+        mask = merge_masks(mask, key_is_real, x, x)  # both masks as one
         if self.norm_first:
             attended, weights = self.attention(self.norm1(x), mask=mask)
             x = x + self.dropout1(attended)
@@ -123,14 +123,14 @@ class Encoder(nn.Module):
         self,
         tokens: torch.Tensor,
         mask: torch.Tensor | None = None,
-        key_padding_mask: torch.Tensor | None = None,
+        key_is_real: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Return `(output, weights)`: (B, T, d_model), per layer (B, h, T, T).
 
         `tokens` are ids (B, T); the masks as in `EncoderLayer.forward`.
         """
         check_token_ids(tokens, self.vocab_size)
-        mask = merge_masks(mask, key_padding_mask, tokens, tokens)
+        mask = merge_masks(mask, key_is_real, tokens, tokens)
         # never attend padding; (B, T), True = a real token
         if self.pad_id is not None:
             mask = merge_masks(mask, tokens != self.pad_id, tokens, tokens)

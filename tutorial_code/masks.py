@@ -118,19 +118,19 @@ def to_torch_multihead_mask(mask: torch.Tensor) -> torch.Tensor:
 
 def merge_masks(
     mask: torch.Tensor | None,
-    key_padding_mask: torch.Tensor | None,
+    key_is_real: torch.Tensor | None,
     query: torch.Tensor,
     key: torch.Tensor,
 ) -> torch.Tensor | None:
-    """The one mask attention applies: `mask` and `key_padding_mask`, checked.
+    """The one mask attention applies: `mask` and `key_is_real`, checked.
 
     Only the sizes of `query` (B, T_q, ...) and `key` (B, T_k, ...) are read.
 
     Args:
         mask: Boolean (`True` = may attend) or float (added to the scores),
             (T_q, T_k) exactly or four axes broadcastable to (B, h, T_q, T_k).
-        key_padding_mask: Boolean (B, T_k), `True` for a real token (the
-            opposite of PyTorch's).
+        key_is_real: Boolean (B, T_k), `True` for a real token (PyTorch's
+            `key_padding_mask` is `True` for padding).
 
     Returns:
         None if both are None, else both combined, broadcastable to
@@ -147,7 +147,7 @@ def merge_masks(
                 [ True,  True, False],
                 [ True,  True, False]])
     """
-    if mask is None and key_padding_mask is None:
+    if mask is None and key_is_real is None:
         return None
     if query.dim() < 2 or key.dim() < 2:
         raise ValueError(
@@ -170,7 +170,7 @@ def merge_masks(
             raise ValueError(
                 f"a 2-D mask is read as (T_q, T_k) = {(query_len, key_len)}, "
                 f"got shape {tuple(mask.shape)}; "
-                "a (B, T_k) padding mask goes in key_padding_mask "
+                "a (B, T_k) padding mask goes in key_is_real "
                 "(True = real token)"
             )
         # 3 axes could be (B, T_q, T_k) or (h, T_q, T_k)
@@ -179,26 +179,26 @@ def merge_masks(
                 f"mask must be (T_q, T_k) = {(query_len, key_len)} or have "
                 f"four axes, broadcastable to "
                 f"(B, h, T_q, T_k), got shape {tuple(mask.shape)}; "
-                f"a (B, T_k) padding mask goes in key_padding_mask"
+                f"a (B, T_k) padding mask goes in key_is_real"
             )
-    if key_padding_mask is None:
+    if key_is_real is None:
         return mask
     if (
-        not isinstance(key_padding_mask, torch.Tensor)
-        or key_padding_mask.dtype != torch.bool
+        not isinstance(key_is_real, torch.Tensor)
+        or key_is_real.dtype != torch.bool
     ):
         raise TypeError(
-            f"key_padding_mask must be boolean, True for a real token "
-            f"(the opposite of nn.MultiheadAttention's), "
-            f"got {describe(key_padding_mask)}"
+            f"key_is_real must be boolean, True for a real token "
+            f"(nn.MultiheadAttention's key_padding_mask is the opposite), "
+            f"got {describe(key_is_real)}"
         )
-    if key_padding_mask.shape != (batch, key_len):
+    if key_is_real.shape != (batch, key_len):
         raise ValueError(
-            f"key_padding_mask must have shape (B, T_k) = {(batch, key_len)}, "
-            f"got {tuple(key_padding_mask.shape)}"
+            f"key_is_real must have shape (B, T_k) = {(batch, key_len)}, "
+            f"got {tuple(key_is_real.shape)}"
         )
     # (B, 1, 1, T_k): broadcasts over heads and queries
-    keep = key_padding_mask[:, None, None, :]
+    keep = key_is_real[:, None, None, :]
     if mask is None:
         return keep
     return (

@@ -121,19 +121,19 @@ class MultiHeadAttention(nn.Module):
         key: torch.Tensor | None = None,
         value: torch.Tensor | None = None,
         mask: torch.Tensor | None = None,
-        key_padding_mask: torch.Tensor | None = None,
+        key_is_real: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Return `(output, weights)`, (B, T_q, d_model) and (B, h, T_q, T_k).
 
         `key` defaults to `query` and `value` to `key`. `mask` is (T_q, T_k) or
-        four axes broadcastable to (B, h, T_q, T_k); `key_padding_mask` is
+        four axes broadcastable to (B, h, T_q, T_k); `key_is_real` is
         (B, T_k), `True` = a real token (PyTorch's is the opposite).
         """
         key = query if key is None else key
         value = key if value is None else value
         self._check_inputs(query, key, value)
         # both masks as one
-        mask = merge_masks(mask, key_padding_mask, query, key)
+        mask = merge_masks(mask, key_is_real, query, key)
         Q = split_heads(self.W_Q(query), self.num_heads)  # (B, h, T_q, d_k)
         K = split_heads(self.W_K(key), self.num_heads)  # (B, h, T_k, d_k)
         V = split_heads(self.W_V(value), self.num_heads)  # (B, h, T_k, d_k)

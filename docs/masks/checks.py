@@ -66,7 +66,7 @@ def merged_mask_is_causal_and_padding(merged, combined):
     "masks: a padding mask passed as mask is refused with a message that says where it goes",
 )
 def padding_mask_as_mask_refused(refused):
-    return "goes in key_padding_mask" in refused
+    return "goes in key_is_real" in refused
 
 
 @checks.after("minus_inf", "masks: With $-\\infty$ the row becomes NaN")

@@ -78,9 +78,7 @@ def test_decoder_layer_key_padding_masks_equal_pytorch(norm_first, assert_matche
     x, memory = torch.randn(3, 5, 32), torch.randn(3, 7, 32)
     source_keep = padding_mask(LENGTHS, max_len=7)[:, 0, 0]  # (B, S), True = real token
     target_keep = padding_mask(torch.tensor([5, 5, 3]), max_len=5)[:, 0, 0]  # (B, T)
-    out, _, _ = ours(
-        x, memory, causal_mask(5), target_key_padding_mask=target_keep, memory_key_padding_mask=source_keep
-    )
+    out, _, _ = ours(x, memory, causal_mask(5), target_is_real=target_keep, memory_is_real=source_keep)
     expected = theirs(
         x,
         memory,
@@ -106,8 +104,8 @@ def test_transformer_key_padding_masks_equal_pytorch(assert_matches_torch):
         source,
         target,
         target_mask=causal_mask(5),
-        source_key_padding_mask=source_keep,
-        target_key_padding_mask=target_keep,
+        source_is_real=source_keep,
+        target_is_real=target_keep,
     )
     expected = theirs(
         source,

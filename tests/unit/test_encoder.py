@@ -44,20 +44,20 @@ def test_layer_key_padding_mask_matches_torch(norm_first, assert_matches_torch):
     ours = encoder_layer_from_torch(theirs)
     x = torch.randn(3, 6, 32)
     keep = padding_mask(torch.tensor([6, 4, 1]), max_len=6)[:, 0, 0]  # (B, T), True = real token
-    output, _ = ours(x, mask=causal_mask(6), key_padding_mask=keep)
+    output, _ = ours(x, mask=causal_mask(6), key_is_real=keep)
     expected = theirs(x, src_mask=~causal_mask(6), src_key_padding_mask=~keep)
     assert_matches_torch("nn.TransformerEncoderLayer", output, expected)
-    torch.testing.assert_close(ours(x, key_padding_mask=keep)[0], ours(x, mask=keep[:, None, None, :])[0])
+    torch.testing.assert_close(ours(x, key_is_real=keep)[0], ours(x, mask=keep[:, None, None, :])[0])
 
 
 def test_the_encoder_combines_key_padding_mask_with_pad_id():
     encoder = small_encoder(pad_id=0)
     tokens = torch.tensor([[5, 6, 7, 8, 0]])  # pad_id hides position 4
     keep = torch.tensor([[True, True, True, False, True]])  # the caller hides position 3
-    _, weights = encoder(tokens, key_padding_mask=keep)
+    _, weights = encoder(tokens, key_is_real=keep)
     assert weights[0][..., 3:].abs().max() == 0
     output, _ = encoder(tokens, mask=padding_mask(torch.tensor([3]), max_len=5))
-    torch.testing.assert_close(encoder(tokens, key_padding_mask=keep)[0], output)
+    torch.testing.assert_close(encoder(tokens, key_is_real=keep)[0], output)
 
 
 def test_parameter_count_of_paper_layer_matches_torch():

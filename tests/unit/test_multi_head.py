@@ -114,12 +114,12 @@ def test_w_o_mixes_heads():
             lambda: MultiHeadAttention(D, H)(torch.randn(B, T, D), mask=torch.ones(B, T, dtype=torch.bool)),
             ValueError,
             r"a 2-D mask is read as \(T_q, T_k\) = \(6, 6\), got shape \(3, 6\); "
-            r"a \(B, T_k\) padding mask goes in key_padding_mask",
+            r"a \(B, T_k\) padding mask goes in key_is_real",
         ),
         (
             lambda: EfficientMultiHeadAttention(D, H)(torch.randn(B, T, D), mask=torch.ones(B, T, dtype=torch.bool)),
             ValueError,
-            "padding mask goes in key_padding_mask",
+            "padding mask goes in key_is_real",
         ),
         (
             lambda: MultiHeadAttention(D, H)(torch.randn(B, T, D), mask=torch.ones(1, 1, 7, T, dtype=torch.bool)),
@@ -138,7 +138,7 @@ def test_bad_input_is_explained(call, error, message):
         call()
 
 
-# key_padding_mask: a (B, T_k) argument of its own, True = a real token (PyTorch's is True = padding).
+# key_is_real: a (B, T_k) argument of its own, True = a real token (PyTorch's is True = padding).
 LENGTHS = torch.tensor([6, 3, 1])
 
 
@@ -147,9 +147,9 @@ def test_key_padding_mask_equals_the_four_axis_padding_mask(x, kind):
     torch.manual_seed(0)
     attention = kind(D, H).eval()
     mask = padding_mask(LENGTHS, max_len=T)  # (B, 1, 1, T)
-    torch.testing.assert_close(attention(x, key_padding_mask=mask[:, 0, 0])[0], attention(x, mask=mask)[0])
+    torch.testing.assert_close(attention(x, key_is_real=mask[:, 0, 0])[0], attention(x, mask=mask)[0])
     # combined with a causal mask, the two are and-ed
-    both = attention(x, mask=causal_mask(T), key_padding_mask=mask[:, 0, 0])[0]
+    both = attention(x, mask=causal_mask(T), key_is_real=mask[:, 0, 0])[0]
     torch.testing.assert_close(both, attention(x, mask=causal_mask(T) & mask)[0])
 
 
@@ -167,7 +167,7 @@ def test_key_padding_mask_matches_torch(x, attn_mask, assert_matches_torch):
     their_padding = to_torch_multihead_mask(keep)  # True = padding
     if attn_mask == "float":  # PyTorch wants both masks of one type: -inf at the padding
         their_padding = torch.zeros(B, T).masked_fill(their_padding, float("-inf"))
-    output, weights = ours(x, mask=mask, key_padding_mask=keep)
+    output, weights = ours(x, mask=mask, key_is_real=keep)
     expected, expected_weights = theirs(
         x, x, x, attn_mask=their_mask, key_padding_mask=their_padding, average_attn_weights=False
     )
@@ -181,18 +181,18 @@ def test_key_padding_mask_in_cross_attention_matches_torch(assert_matches_torch)
     g = torch.Generator().manual_seed(2)
     query, memory = torch.randn(2, 3, D, generator=g), torch.randn(2, 7, D, generator=g)
     keep = padding_mask(torch.tensor([7, 4]), max_len=7)[:, 0, 0]
-    output, _ = ours(query, memory, memory, key_padding_mask=keep)
+    output, _ = ours(query, memory, memory, key_is_real=keep)
     expected, _ = theirs(query, memory, memory, key_padding_mask=to_torch_multihead_mask(keep))
     assert_matches_torch("nn.MultiheadAttention", output, expected)
 
 
 def test_a_square_batch_keeps_the_two_masks_apart():
-    """B == T: a (B, T) padding mask passed as `mask` would read as (T_q, T_k); key_padding_mask cannot."""
+    """B == T: a (B, T) padding mask passed as `mask` would read as (T_q, T_k); key_is_real cannot."""
     torch.manual_seed(0)
     attention = MultiHeadAttention(8, 2).eval()
     x = torch.randn(3, 3, 8)
     keep = torch.tensor([[True, True, True], [True, False, False], [True, True, False]])
-    padded, weights = attention(x, key_padding_mask=keep)
+    padded, weights = attention(x, key_is_real=keep)
     assert weights[1, :, :, 1:].abs().max() == 0  # sequence 1: only its first key is seen, by every query
     assert weights[2, :, :, 2].abs().max() == 0
     _, misread = attention(x, mask=keep)  # the other reading: query 1 of every sequence sees key 0 only
