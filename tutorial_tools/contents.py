@@ -97,7 +97,7 @@ CHAPTERS = (
         "From 2017 to today's models",
         "从 2017 年到今天的模型",
         15,
-        ("rms_norm", "rotary", "swiglu", "grouped_query", "llama", "gpt2", "from_transformers"),
+        ("rms_norm", "rotary", "alibi", "swiglu", "grouped_query", "llama", "gpt2", "from_transformers"),
     ),
     Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
     Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency",)),

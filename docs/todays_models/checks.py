@@ -9,6 +9,30 @@ ROUNDING = 1e-5  # float32 rounding on numbers of order 1
 
 
 @checks.after(
+    "alibi",
+    "todays_models: The steepest head puts most of query 5's weight on its last two keys",
+)
+def steepest_head_looks_at_the_last_two_keys(alibi_weights):
+    return sum(alibi_weights[0][0][5][-2:]) > 0.5
+
+
+@checks.after(
+    "alibi", "todays_models: the gentlest spreads it almost evenly over all six"
+)
+def gentlest_head_spreads_evenly(alibi_weights):
+    row = alibi_weights[0][7][5]
+    return len(row) == 6 and max(row) - min(row) < 0.01
+
+
+@checks.after(
+    "alibi_check",
+    "todays_models: The weights equal BLOOM's to float32 rounding",
+)
+def alibi_equals_bloom(alibi_difference):
+    return 0 <= alibi_difference < ROUNDING
+
+
+@checks.after(
     "rms_norm_numbers", "todays_models: Both outputs have root mean square 1"
 )
 def both_outputs_have_rms_one(rms):

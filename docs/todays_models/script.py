@@ -319,6 +319,56 @@ print(f"with interleaved_to_half:  largest difference {moved_difference:.1e}")
 
 
 # %%
+# --8<-- [start:alibi]
+from tutorial_code.alibi import alibi_bias, alibi_slopes
+
+print("slopes of 8 heads:", alibi_slopes(8))
+alibi = alibi_bias(num_heads=8, seq_len=6)  # (h, T, T), added to the scores
+print("head 0, query 5, keys 0..5:", alibi[0, 5])
+print("head 7, query 5, keys 0..5:", alibi[7, 5])
+# six copies of one token: equal scores, so the bias alone sets the weights
+same = torch.ones(1, 8, 6, 16)  # (B, h, T, d_k)
+_, alibi_weights = scaled_dot_product_attention(same, same, same, mask=alibi)
+print("weights of head 0, query 5:", alibi_weights[0, 0, 5])
+print("weights of head 7, query 5:", alibi_weights[0, 7, 5])
+# --8<-- [end:alibi]
+
+
+# %%
+# --8<-- [start:alibi_figure]
+from tutorial_code.diagrams.plots import heatmaps
+
+shown_heads = (0, 3, 7)
+fig = heatmaps(
+    [alibi_weights[0, head] for head in shown_heads],
+    [f"head {h}, slope {alibi_slopes(8)[h]:.4f}" for h in shown_heads],
+    [str(t) for t in range(6)],
+    xlabel="key",
+    ylabel="query",
+)
+# --8<-- [end:alibi_figure]
+
+
+# %%
+# --8<-- [start:alibi_check]
+from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+
+torch.manual_seed(SEED)
+q, k, v = torch.randn(3, 2, 8, 12, 16)  # (B, h, T, d_k)
+_, with_alibi = scaled_dot_product_attention(q, k, v, mask=alibi_bias(8, 12))
+# BLOOM adds slope * s to the score of key s, this site -slope * (t - s):
+# they differ by slope * t, the same for every key of query t
+real = torch.ones(1, 12, dtype=torch.long)  # BLOOM's attention_mask: no padding
+bloom = build_alibi_tensor(real, 8, torch.float32).view(8, 1, 12)  # (h, 1, T)
+bloom_scores = q @ k.transpose(-2, -1) / 4 + bloom  # / sqrt(d_k)
+blocked = ~causal_mask(12)
+bloom_weights = torch.softmax(bloom_scores.masked_fill(blocked, -torch.inf), -1)
+alibi_difference = (with_alibi - bloom_weights).abs().max().item()
+print(f"largest difference from BLOOM's weights: {alibi_difference:.1e}")
+# --8<-- [end:alibi_check]
+
+
+# %%
 # --8<-- [start:swiglu_line]
 d_model, hidden = 64, 172
 gate = nn.Linear(d_model, hidden, bias=False)  # three matrices, no biases
