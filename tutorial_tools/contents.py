@@ -100,7 +100,7 @@ CHAPTERS = (
         ("rms_norm", "rotary", "alibi", "swiglu", "grouped_query", "llama", "gpt2", "from_transformers"),
     ),
     Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
-    Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency",)),
+    Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency", "quantization")),
 )
 """The chapters in reading order: the home page, the fifteen numbered chapters, the two guides."""
 

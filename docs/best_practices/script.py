@@ -358,3 +358,41 @@ print(
     f"{bucketing['padding_bucketed']:.1%} (batches of similar lengths)."
 )
 # --8<-- [end:savings]
+
+
+# %%
+# --8<-- [start:int8]
+from tutorial_code.language_model import (
+    CharVocabulary,
+    bits_per_character,
+    python_reference_text,
+    split,
+    trained_language_model,
+)
+from tutorial_code.quantization import Int8Linear, with_int8_linears
+
+model = trained_language_model(seed=SEED).model  # chapter 11's, 350 steps
+text = python_reference_text()
+_, held_out_ids = split(CharVocabulary.of(text).encode(text))
+int8_model = with_int8_linears(model)
+
+
+def weight_bytes(model: nn.Module) -> int:  # of its linear layers' weights
+    return sum(
+        m.weight.nbytes
+        if isinstance(m, nn.Linear)
+        else m.integers.nbytes + m.scales.nbytes
+        for m in model.modules()
+        if isinstance(m, nn.Linear | Int8Linear)
+    )
+
+
+float_bytes, int8_bytes = weight_bytes(model), weight_bytes(int8_model)
+int8_share = int8_bytes / float_bytes
+print(f"linear weights: {float_bytes:,} bytes in float32,", end=" ")
+print(f"{int8_bytes:,} in int8 with their scales ({int8_share:.1%})")
+float_bpc = bits_per_character(model, held_out_ids)
+int8_bpc = bits_per_character(int8_model, held_out_ids)
+print(f"held-out bits per character: {float_bpc:.4f} in float32,", end=" ")
+print(f"{int8_bpc:.4f} in int8")
+# --8<-- [end:int8]

@@ -83,10 +83,10 @@ def scaling_drowns_the_positions(embedding_norm, position_norm, scale):
     "encoder_decoder: The option gives exactly the cross-entropy to that smoothed target",
 )
 def label_smoothing_is_the_smoothed_target(
-    by_hand, builtin, smoothed, V, smoothing
+    by_hand, builtin, smoothed, vocab_size, smoothing
 ):
     target_right = (
-        abs(smoothed[3] - (1 - smoothing + smoothing / V)) < 1e-6
+        abs(smoothed[3] - (1 - smoothing + smoothing / vocab_size)) < 1e-6
         and abs(sum(smoothed) - 1) < 1e-6
     )
     return target_right and abs(by_hand - builtin) < 1e-5

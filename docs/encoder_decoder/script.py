@@ -212,10 +212,11 @@ for name, factor in (("unscaled", 1.0), ("scaled by sqrt(d_model)", scale)):
 # %%
 # --8<-- [start:label_smoothing_target]
 # 11 tokens: ten digits and the start token
-V = result.model.output.out_features
+vocab_size = result.model.output.out_features
 smoothing = 0.1  # the paper's value
-logits = torch.randn(V)  # any logits, for one position whose true token is 3
-smoothed = torch.full((V,), smoothing / V)  # every token gets smoothing / V ...
+logits = torch.randn(vocab_size)  # any logits, for one position; true token 3
+# every token gets smoothing / vocab_size ...
+smoothed = torch.full((vocab_size,), smoothing / vocab_size)
 smoothed[3] += 1 - smoothing  # ... and the true token the rest: 0.9 + 0.1 / 11
 by_hand = -(smoothed * logits.log_softmax(dim=-1)).sum()  # cross-entropy to it
 true_token = torch.tensor(3)
@@ -296,7 +297,7 @@ drafts, scores, steps = torch.full((1, 1), BOS), torch.zeros(1), []
 with torch.no_grad():  # beam_search's loop for one source, width 3, four steps
     for _ in range(4):
         logits, _ = result.model(source.expand(len(drafts), -1), drafts)
-        log_p = logits[:, -1].log_softmax(dim=-1)  # (beams, V)
+        log_p = logits[:, -1].log_softmax(dim=-1)  # (beams, vocab_size)
         scores, best = (scores[:, None] + log_p).flatten().topk(3)
         parent, token = best // log_p.size(-1), best % log_p.size(-1)
         drafts = torch.cat([drafts[parent], token[:, None]], dim=1)

@@ -90,8 +90,8 @@ def a_head_finds_the_word_start(word_start, even_inside):
     "weight_tying",
     "language_model: Tied, the model has one vocab_size × d_model matrix fewer",
 )
-def tying_saves_one_matrix(parameters, tied_parameters, V):
-    return parameters - tied_parameters == V * 64
+def tying_saves_one_matrix(parameters, tied_parameters, vocab_size):
+    return parameters - tied_parameters == vocab_size * 64
 
 
 @checks.after(

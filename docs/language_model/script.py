@@ -58,12 +58,12 @@ print(repr(text[:160]))
 
 # %%
 # --8<-- [start:baselines]
-V = len(vocabulary.chars)
-unigram = unigram_bpc(train_ids, held_out_ids, V)
-bigram = bigram_bpc(train_ids, held_out_ids, V)
-uniform_bpc = torch.log2(torch.tensor(V)).item()
+vocab_size = len(vocabulary.chars)
+unigram = unigram_bpc(train_ids, held_out_ids, vocab_size)
+bigram = bigram_bpc(train_ids, held_out_ids, vocab_size)
+uniform_bpc = torch.log2(torch.tensor(vocab_size)).item()
 print(
-    f"held-out bits per character: uniform over {V} characters "
+    f"held-out bits per character: uniform over {vocab_size} characters "
     f"{uniform_bpc:.2f}"
 )
 print(f"unigram {unigram:.2f}, bigram {bigram:.2f}")
@@ -74,7 +74,7 @@ print(f"unigram {unigram:.2f}, bigram {bigram:.2f}")
 # --8<-- [start:model_by_hand]
 torch.manual_seed(SEED)
 model = CharTransformer(
-    vocab_size=V
+    vocab_size=vocab_size
 ).eval()  # untrained: only the shapes matter here
 windows = torch.Generator().manual_seed(SEED)
 # (B, T) each
@@ -91,10 +91,10 @@ with torch.no_grad():
         layer
     ) in model.layers:  # causal self-attention and feed-forward, pre-norm
         x, _ = layer(x, mask=mask)
-    # (B, T, V): one guess per position
+    # (B, T, vocab_size): one guess per position
     logits = model.output(model.final_norm(x))
     same_as_model = torch.equal(logits, model(inputs)[0])
-print("logits", tuple(logits.shape), "(B, T, V)")
+print("logits", tuple(logits.shape), "(B, T, vocab_size)")
 print("the same as model(inputs):", same_as_model)
 # --8<-- [end:model_by_hand]
 
@@ -122,7 +122,7 @@ from torch import nn
 first_bits, spreads = {}, {}  # untrained: bpc and logits std on one batch
 torch.manual_seed(SEED)
 # output.weight = embedding
-tied = CharTransformer(vocab_size=V, tie_weights=True)
+tied = CharTransformer(vocab_size=vocab_size, tie_weights=True)
 # the shared matrix once
 tied_parameters = sum(p.numel() for p in tied.parameters())
 print(f"parameters: {parameters:,} untied, {tied_parameters:,} tied")
@@ -139,7 +139,7 @@ print(
 # both untrained, on the windows of the forward pass above
 with torch.no_grad():
     for name, fresh in (("untied", model), ("tied", tied)):
-        fresh_logits = fresh(inputs)[0]  # (B, T, V)
+        fresh_logits = fresh(inputs)[0]  # (B, T, vocab_size)
         flat = fresh_logits.flatten(0, 1), targets.flatten()
         first_bits[name] = nn.functional.cross_entropy(*flat).item() / math.log(
             2
@@ -168,10 +168,10 @@ for tie_weights in (False, True):
 # --8<-- [start:weight_tying_small_start]
 torch.manual_seed(SEED)
 small_start = CharTransformer(
-    vocab_size=V, tie_weights=True, embedding_std=0.02
+    vocab_size=vocab_size, tie_weights=True, embedding_std=0.02
 )
 with torch.no_grad():  # untrained, on the windows of the forward pass above
-    small_logits = small_start(inputs)[0]  # (B, T, V)
+    small_logits = small_start(inputs)[0]  # (B, T, vocab_size)
     flat = small_logits.flatten(0, 1), targets.flatten()
     small_bits = nn.functional.cross_entropy(*flat).item() / math.log(2)
     small_spread = small_logits.std().item()
@@ -191,7 +191,7 @@ print(f"tied, std 0.02: held-out bpc, seeds {seeds}: {shown}")
 # --8<-- [start:next_character]
 prompt = vocabulary.encode("The value of the ")
 with torch.no_grad():
-    # (V,): the next character
+    # (vocab_size,): the next character
     logits = result.model(prompt.unsqueeze(0))[0][0, -1]
 distributions = {}
 for temperature, top_k in ((1.0, None), (0.5, None), (2.0, None), (1.0, 5)):
@@ -199,7 +199,7 @@ for temperature, top_k in ((1.0, None), (0.5, None), (2.0, None), (1.0, 5)):
     if top_k is not None:  # keep only the k most likely characters
         kth_largest = scaled.topk(top_k).values[-1]
         scaled = scaled.masked_fill(scaled < kth_largest, float("-inf"))
-    probabilities = torch.softmax(scaled, dim=-1)  # (V,)
+    probabilities = torch.softmax(scaled, dim=-1)  # (vocab_size,)
     distributions[temperature, top_k] = probabilities
     best = probabilities.argmax().item()
     print(
@@ -254,7 +254,7 @@ for temperature, top_k in ((1.0, None), (0.5, 5)):
 # --8<-- [start:top_p_step]
 # after "The value of the ", temperature 1
 probabilities = distributions[1.0, None]
-# (V,): True inside the nucleus
+# (vocab_size,): True inside the nucleus
 kept = top_p_filter(logits, 0.9) > float("-inf")
 nucleus_size = int(kept.sum())
 nucleus_mass = probabilities[kept].sum().item()
@@ -289,7 +289,7 @@ fig = nucleus_bars(
 # --8<-- [start:top_p_sizes]
 windows = held_out_ids[: 32 * 64].view(32, 64)  # 2,048 held-out positions
 with torch.no_grad():
-    held_out_logits = result.model(windows)[0]  # (32, 64, V)
+    held_out_logits = result.model(windows)[0]  # (32, 64, vocab_size)
 in_nucleus = top_p_filter(held_out_logits, 0.9) > float("-inf")
 sizes = in_nucleus.sum(
     dim=-1
