@@ -8,6 +8,28 @@ from sitebuild.in_chapter.claims import Checks
 checks = Checks()
 
 
+@checks.after("average", "scaled_dot_product_attention: The three agree")
+def the_three_averages_agree(same_means, same_weights):
+    return same_means and same_weights
+
+
+@checks.after(
+    "soft_lookup",
+    "scaled_dot_product_attention: The larger the scores, the closer the softmax comes to picking key 1 alone",
+)
+def larger_scores_pick_key_1(lookups):
+    on_key_1 = [weights[1] for weights in lookups]
+    return on_key_1 == sorted(on_key_1) and on_key_1[-1] > 0.99
+
+
+@checks.after(
+    "soft_lookup",
+    "scaled_dot_product_attention: with small scores it mixes all three values",
+)
+def small_scores_mix_all_three(lookups):
+    return min(lookups[0]) > 0.1
+
+
 @checks.after(
     "six_steps",
     "scaled_dot_product_attention: query $t$ gives the keys after $t$ exactly zero weight",

@@ -25,6 +25,42 @@ SEED = 0  # seed of the random weights and inputs
 
 
 # %%
+# --8<-- [start:average]
+# four tokens of width 2
+tokens = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [3.0, -1.0]])
+n = len(tokens)
+# each token becomes the mean of itself and the tokens before it: a loop
+means = torch.stack([tokens[: t + 1].mean(dim=0) for t in range(n)])
+# the same means as one matrix product, with fixed weights
+past = torch.ones(n, n, dtype=torch.bool).tril()  # row t: True for tokens 0..t
+fixed = past / past.sum(dim=1, keepdim=True)  # row t: 1/(t+1) on tokens 0..t
+print("fixed weights (row t: token t's average):")
+print(fixed)
+# and as a softmax of equal scores, the later tokens set to -inf
+equal = torch.zeros(n, n).masked_fill(~past, float("-inf"))
+from_softmax = torch.softmax(equal, dim=-1)
+same_means = torch.allclose(fixed @ tokens, means)
+same_weights = torch.equal(from_softmax, fixed)
+print("weights @ tokens gives the loop's means:", same_means)
+print("the softmax of equal scores gives these weights:", same_weights)
+# --8<-- [end:average]
+
+
+# %%
+# --8<-- [start:soft_lookup]
+keys = torch.eye(3)  # three keys, one-hot
+values = torch.tensor([10.0, 20.0, 50.0])  # the value stored under each key
+query = torch.tensor([0.2, 1.0, 0.4])  # closest to key 1
+lookups = []  # the weights, for each factor
+for sharpness in (1.0, 4.0, 16.0):  # how far apart the scores are
+    soft = torch.softmax(sharpness * (keys @ query), dim=0)  # a weight per key
+    lookups.append([round(w, 3) for w in soft.tolist()])
+    print(f"scores x {sharpness:>4}: weights {lookups[-1]}", end=" ")
+    print(f"-> value {(soft @ values).item():.2f}")
+# --8<-- [end:soft_lookup]
+
+
+# %%
 # --8<-- [start:six_steps]
 torch.manual_seed(SEED)
 B, T, d_model, d_k = 2, 5, 8, 4
