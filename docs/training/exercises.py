@@ -11,8 +11,10 @@ EXERCISES = [
         "learning-rate-schedule",
         "training",
         "Implement the learning-rate schedules",
-        "Return the factor of the base learning rate at a step: linear warm-up, then constant, inverse square "
-        "root or cosine. "
+        "Return the factor of the base learning rate at step `step` (from 0). During the first `warmup_steps` "
+        "steps it rises linearly, (step + 1) / warmup_steps; after them, 'constant' stays at 1, 'inverse_sqrt' is "
+        "sqrt(warmup_steps / (step + 1)) (with 1 for warmup_steps when there is no warm-up), and 'cosine' is "
+        "0.5 (1 + cos(pi p)), p going from 0 right after the warm-up to 1 at the last step, steps - 1. "
         "Raise a ValueError for an unknown schedule.",
         "tutorial_code.digit_model",
         ("schedule",),
