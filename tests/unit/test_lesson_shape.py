@@ -52,14 +52,18 @@ def shape(page: Path) -> Shape:
     return found
 
 
+def statements(code: str) -> list[ast.stmt]:
+    """The top-level statements of a shown block; none when it is not Python on its own (a fragment, a session)."""
+    try:
+        return ast.parse(code).body
+    except SyntaxError:
+        return []
+
+
 def definitions(code: str) -> set[str]:
     """The names a shown block defines at its top level (its functions, classes and assignments)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
     names = set()
-    for node in tree.body:
+    for node in statements(code):
         if isinstance(node, ast.FunctionDef | ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
@@ -73,11 +77,7 @@ def printed_twice(page: Path) -> list[str]:
     for block, _ in folded_blocks(page):
         if not block.shown:
             continue
-        try:
-            tree = ast.parse(block.code())
-        except SyntaxError:
-            continue
-        for node in tree.body:
+        for node in statements(block.code()):
             if isinstance(node, ast.FunctionDef | ast.ClassDef):
                 counts[node.name] = counts.get(node.name, 0) + 1
     return sorted(name for name, count in counts.items() if count > 1)
@@ -85,13 +85,10 @@ def printed_twice(page: Path) -> list[str]:
 
 def imports(code: str) -> set[tuple[str, str]]:
     """`(module, name)` for each `from tutorial_code.module import name` of a shown block."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
     return {
         (node.module.removeprefix("tutorial_code."), alias.name)
-        for node in ast.walk(tree)
+        for statement in statements(code)
+        for node in ast.walk(statement)
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tutorial_code.")
         for alias in node.names
     }
@@ -128,12 +125,8 @@ def forward_references(pages: list[Path]) -> list[str]:
 
 def printed(code: str) -> set[str]:
     """The functions a shown block prints, and the methods of the classes it prints as "Class.method"."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
     names = set()
-    for node in tree.body:
+    for node in statements(code):
         if isinstance(node, ast.FunctionDef):
             names.add(node.name)
         elif isinstance(node, ast.ClassDef):
