@@ -69,6 +69,8 @@ class Int8Linear(nn.Module):
 # --8<-- [start:with_int8_linears]
 def with_int8_linears(model: nn.Module) -> nn.Module:
     """A copy of `model` with every `nn.Linear` replaced by an `Int8Linear`."""
+    if isinstance(model, nn.Linear):  # the model is one layer
+        return Int8Linear(model)
     model = copy.deepcopy(model)
     for module in model.modules():
         for name, child in module.named_children():

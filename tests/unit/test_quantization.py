@@ -30,6 +30,10 @@ def test_a_model_with_int8_linears_computes_what_the_float_model_does():
     x = torch.randn(10, 32)
     torch.testing.assert_close(small(x), model(x), atol=0.05, rtol=0.05)
     assert small[2][0].bias is None
+    layer = nn.Linear(32, 8)
+    alone = with_int8_linears(layer)  # a model that is one linear layer
+    assert isinstance(alone, Int8Linear) and isinstance(layer, nn.Linear)
+    torch.testing.assert_close(alone(x), layer(x), atol=0.05, rtol=0.05)
 
 
 @pytest.mark.parametrize(
