@@ -29,7 +29,7 @@ from tutorial_code.validation import check_token_ids, check_width
 
 # --8<-- [start:gelu_feed_forward]
 class GELUFeedForward(nn.Module):
-    """Chapter 7's feed-forward network with GELU: `linear2(gelu(linear1(x)))`.
+    """Chapter 6's feed-forward network with GELU: `linear2(gelu(linear1(x)))`.
 
     GPT-2 uses GELU's tanh approximation (`gelu_new` in transformers). It maps
     (..., d_model) to the same shape.

@@ -1,7 +1,7 @@
 """The `transformer-tutorial` command: run any chapter from a terminal.
 
     transformer-tutorial --help                  the chapters
-    transformer-tutorial training                run chapter 8, print what its page shows
+    transformer-tutorial training                run chapter 7, print what its page shows
     transformer-tutorial training --seed 1 --steps 200 --device cuda
     transformer-tutorial exercise --list         the graded exercises
     transformer-tutorial exercise causal-mask    write a starter file; then: transformer-tutorial check causal-mask

@@ -18,7 +18,7 @@ class Chapter:
     slug: str  # its folder, docs/<slug>/
     title: str  # the page's heading, without the number
     title_zh: str
-    number: int | None = None  # the numbered chapters, 1 to 15; the home page and the two guides have none
+    number: int | None = None  # the numbered chapters, 1 to 14; the home page and the two guides have none
     teaches: tuple[str, ...] = ()  # the tutorial_code modules whose code this page shows first
     page: str = ""  # docs/<page>; defaults to <slug>/index.md
     runs_alone: bool = False  # it times things: the build runs it with no other chapter beside it
@@ -57,23 +57,29 @@ CHAPTERS = (
     Chapter("why_attention", "Why attention", "为什么需要注意力", 1, ("why_attention",), runs_alone=True),
     Chapter("scaled_dot_product_attention", "Scaled dot-product attention", "缩放点积注意力", 2, ("attention",)),
     Chapter("masks", "Masks", "掩码", 3, ("masks",)),
-    Chapter(
-        "multi_head_attention",
-        "Multi-head attention and W_O",
-        "多头注意力与 W_O",
-        4,
-        ("multi_head", "feed_forward", "encoder", "digit_model", "training_loop", "sum_task"),
-    ),
-    Chapter("dynamic_weights", "Dynamic weights", "动态权重", 5),
-    Chapter("positional_encoding", "Positional encoding", "位置编码", 6, ("positional", "tasks")),
+    Chapter("multi_head_attention", "Multi-head attention and W_O", "多头注意力与 W_O", 4, ("multi_head",)),
+    Chapter("positional_encoding", "Positional encoding", "位置编码", 5, ("positional",)),
     Chapter(
         "feed_forward_and_norm",
         "Feed-forward, residuals and LayerNorm",
         "前馈网络、残差连接与层归一化",
-        7,
-        ("residual", "layer_norm"),
+        6,
+        ("feed_forward", "residual", "layer_norm", "encoder"),
     ),
-    Chapter("training", "The complete model, trained", "完整模型及其训练", 8),
+    Chapter(
+        "training",
+        "The complete model, trained",
+        "完整模型及其训练",
+        7,
+        ("digit_model", "training_loop", "sum_task", "tasks"),
+    ),
+    Chapter(
+        "padded_tasks",
+        "Classifying and tagging variable-length sequences",
+        "给变长序列分类与逐词标注",
+        8,
+        ("padded_tasks",),
+    ),
     Chapter("checking_against_pytorch", "Checking against PyTorch", "与 PyTorch 对照检验", 9, ("from_torch",)),
     Chapter(
         "encoder_decoder",
@@ -86,23 +92,16 @@ CHAPTERS = (
     Chapter("kv_cache", "Generating fast, with a KV cache", "用 KV 缓存加速生成", 12),
     Chapter("local_attention", "Local attention", "局部注意力", 13, ("local_attention",)),
     Chapter(
-        "padded_tasks",
-        "Classifying and tagging variable-length sequences",
-        "给变长序列分类与逐词标注",
-        14,
-        ("padded_tasks",),
-    ),
-    Chapter(
         "todays_models",
         "From 2017 to today's models",
         "从 2017 年到今天的模型",
-        15,
+        14,
         ("rms_norm", "rotary", "alibi", "swiglu", "grouped_query", "llama", "gpt2", "from_transformers"),
     ),
     Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
     Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency", "quantization")),
 )
-"""The chapters in reading order: the home page, the fifteen numbered chapters, the two guides."""
+"""The chapters in reading order: the home page, the fourteen numbered chapters, the two guides."""
 
 PAGES_AFTER = (  # pages without a script, after the chapters in the navigation: (page, title, Chinese title)
     ("where_to_go_next.md", "Where to go next", "接下来读什么"),

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 7. Feed-forward, residuals and LayerNorm
+# # 6. Feed-forward, residuals and LayerNorm
 #
 # The code of the chapter page, in page order. This file is a jupytext percent
 # script: it runs as a notebook, with `python`, or as
@@ -8,7 +8,6 @@
 
 # %%
 # --8<-- [start:setup]
-import statistics
 
 import torch
 from torch import nn
@@ -18,11 +17,6 @@ from tutorial_code.feed_forward import FeedForward
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.residual import gradient_norm_per_layer
-from tutorial_code.sum_task import (
-    deep_stack_mse_per_seed,
-    make_batch,
-    trained_sum_model,
-)
 
 # --8<-- [end:setup]
 
@@ -30,9 +24,6 @@ from tutorial_code.sum_task import (
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
-STEPS = 200  # optimizer steps of the two-layer post-norm and pre-norm models
-# where they train ("cuda": an NVIDIA GPU); models come back to the CPU
-DEVICE = "cpu"
 # --8<-- [end:parameters]
 
 
@@ -252,63 +243,3 @@ print(
     f"std {post_std:.4f}"
 )
 # --8<-- [end:residual_orders]
-
-
-# %%
-# --8<-- [start:post_vs_pre]
-seeds = [SEED, SEED + 1, SEED + 2]
-post_mse, pre_mse = [], []
-for seed in seeds:  # the held-out MSE of one training per seed and order
-    run = {"seed": seed, "steps": STEPS, "device": DEVICE}
-    post_mse.append(trained_sum_model(**run).eval_loss)
-    pre_mse.append(trained_sum_model(**run, norm_first=True).eval_loss)
-print(f"{'seed':>4} {'post-norm MSE':>14} {'pre-norm MSE':>13}")
-for seed, post_value, pre_value in zip(seeds, post_mse, pre_mse, strict=True):
-    print(f"{seed:>4} {post_value:>14.4f} {pre_value:>13.4f}")
-gap = abs(statistics.mean(post_mse) - statistics.mean(pre_mse))
-spread = max(statistics.stdev(post_mse), statistics.stdev(pre_mse))
-print(
-    f"gap between the means {gap:.4f}; spread between seeds (std) {spread:.4f}"
-)
-# --8<-- [end:post_vs_pre]
-
-
-# %%
-# --8<-- [start:loss_curve]
-# seed 0 of the runs above
-post = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
-pre = trained_sum_model(seed=SEED, steps=STEPS, norm_first=True, device=DEVICE)
-fig = log_lines(
-    [
-        ("post-norm (the paper)", post.losses, "#3f51b5"),
-        ("pre-norm", pre.losses, "#ef6c00"),
-    ],
-    xlabel="training step",
-    ylabel="MSE loss (log scale)",
-)
-# --8<-- [end:loss_curve]
-
-
-# %%
-# --8<-- [start:deep_post_norm]
-DEEP_LAYERS, DEEP_LR, DEEP_STEPS, DEEP_SEEDS = 12, 3e-3, 100, [SEED, SEED + 1]
-_, targets = make_batch(100_000, generator=torch.Generator().manual_seed(0))
-sum_variance = targets.var().item()
-print(
-    f"variance of the target, the MSE of answering its mean: {sum_variance:.3f}"
-)
-variants = {  # name: (norm_first, warm-up steps, LayerNorm eps)
-    "post-norm": (False, 0, 1e-5),
-    "pre-norm": (True, 0, 1e-5),
-    "post-norm, 50 warm-up steps": (False, 50, 1e-5),
-    "post-norm, LayerNorm eps 1e-3": (False, 0, 1e-3),
-}
-print(f"{DEEP_LAYERS} layers, learning rate {DEEP_LR:g}, {DEEP_STEPS} steps.")
-print(f"held-out MSE, seeds {DEEP_SEEDS}:")
-deep_mse = {}
-for name, (norm_first, warmup, eps) in variants.items():
-    options = {"lr": DEEP_LR, "warmup_steps": warmup, "device": DEVICE}
-    runs = (DEEP_STEPS, DEEP_SEEDS, DEEP_LAYERS, norm_first, eps)
-    deep_mse[name] = deep_stack_mse_per_seed(*runs, **options)
-    print(f"{name:>30}: " + ", ".join(f"{v:.4f}" for v in deep_mse[name]))
-# --8<-- [end:deep_post_norm]

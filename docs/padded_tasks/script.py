@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 14. Classifying and tagging variable-length sequences
+# # 8. Classifying and tagging variable-length sequences
 #
 # The code of the chapter page, in page order. This file is a jupytext percent
 # script: it runs as a notebook, with `python`, or as

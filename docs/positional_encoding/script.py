@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 6. Positional encoding
+# # 5. Positional encoding
 #
 # The code of the chapter page, in page order. This file is a jupytext percent
 # script: it runs as a notebook, with `python`, or as
@@ -11,7 +11,6 @@
 import torch
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.positional import shift_rotation, sinusoidal_table
-from tutorial_code.tasks import train_first_minus_last
 
 torch.set_printoptions(precision=3, sci_mode=False)
 # --8<-- [end:setup]
@@ -20,9 +19,6 @@ torch.set_printoptions(precision=3, sci_mode=False)
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
-STEPS = 600  # optimizer steps of every model this chapter trains
-# where they train ("cuda": an NVIDIA GPU); models come back to the CPU
-DEVICE = "cpu"
 # --8<-- [end:parameters]
 
 
@@ -91,24 +87,3 @@ fig = table_image(
     ylabel="position",
 )
 # --8<-- [end:sinusoidal_table]
-
-
-# %%
-# --8<-- [start:compare]
-generator = torch.Generator().manual_seed(SEED)
-numbers = torch.randint(0, 10, (100_000, 8), generator=generator).float()
-target_variance = (numbers[:, 0] - numbers[:, -1]).var().item()
-print(
-    "variance of the target, the MSE of answering its mean: "
-    f"{target_variance:.1f}"
-)
-print(f"{'positions':>10} {'held-out MSE':>13} {'variance explained':>19}")
-mse = {}
-for positional in ("none", "sinusoidal", "learned"):
-    result = train_first_minus_last(
-        positional, steps=STEPS, seed=SEED, device=DEVICE
-    )
-    mse[positional] = result.eval_loss
-    explained = 1 - mse[positional] / target_variance
-    print(f"{positional:>10} {mse[positional]:>13.3f} {explained:>19.1%}")
-# --8<-- [end:compare]

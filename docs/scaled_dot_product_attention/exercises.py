@@ -45,6 +45,30 @@ EXERCISES = [
             "weights = torch.softmax(scores, dim=-2)",
         ),
     ),
+    Exercise(
+        "self-attention",
+        "scaled_dot_product_attention",
+        "Implement SelfAttention.forward",
+        "Project the token vectors to queries, keys and values and attend: the weights come from the input. Raise a ValueError when the input's width is not d_model.",
+        "tutorial_code.attention",
+        ("scaled_dot_product_attention", "self_attention"),
+        "SELF_ATTENTION",
+        write=("SelfAttention.forward",),
+    ),
+    Exercise(
+        "shared-projection",
+        "scaled_dot_product_attention",
+        "Find the bug: scores that are always symmetric",
+        "This self-attention runs, and its weights depend on the input, but the score of token t for token s "
+        "always equals the score of s for t.",
+        "tutorial_code.attention",
+        ("scaled_dot_product_attention", "self_attention"),
+        "SELF_ATTENTION",
+        bug=(
+            "self.W_K(x), self.W_V(x), mask",
+            "self.W_Q(x), self.W_V(x), mask",
+        ),
+    ),
 ]
 
 PLANTED = [  # (exercise, text of the reference solution, planted mistake, words of the hint it must get)
@@ -53,4 +77,5 @@ PLANTED = [  # (exercise, text of the reference solution, planted mistake, words
     ("scaled-dot-product-attention", 'masked_fill(~mask, float("-inf"))', "masked_fill(~mask, -1e9)", "leaks"),
     ("scaled-dot-product-attention", "no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)", "no_key = torch.zeros_like(scores[..., :1], dtype=torch.bool)", "NaN"),
     ("scaled-dot-product-attention", 'masked_fill(~mask, float("-inf"))', 'masked_fill(mask, float("-inf"))', "~mask"),
+    ("self-attention", "self.W_V(x), mask)", "self.W_V(x))", "mask is ignored"),
 ]  # fmt: skip

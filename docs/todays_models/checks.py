@@ -121,7 +121,7 @@ def apply_rotary_is_the_steps(steps_difference):
 
 @checks.after(
     "rotary_by_hand",
-    "todays_models: The rotation is chapter 6's shift_rotation(m, head_dim) up to float",
+    "todays_models: The rotation is chapter 5's shift_rotation(m, head_dim) up to float",
 )
 def rotary_is_chapter_6_rotation(rotary_difference):
     return 0 <= rotary_difference < ROUNDING

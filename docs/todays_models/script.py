@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 15. From 2017 to today's models
+# # 14. From 2017 to today's models
 #
 # The code of the chapter page, in page order. This file is a jupytext percent
 # script: it runs as a notebook, with `python`, or as
@@ -180,7 +180,7 @@ print(
 by_matrix = torch.stack([q @ shift_rotation(m, head_dim) for m in range(T)])
 rotary_difference = (by_function - by_matrix).abs().max().item()
 print(
-    f"apply_rotary against chapter 6's R_m: difference {rotary_difference:.1e}"
+    f"apply_rotary against chapter 5's R_m: difference {rotary_difference:.1e}"
 )
 norms_by_position = by_function.norm(dim=-1)  # (T,)
 print(f"norm of q: {q.norm():.3f}; at each position:", norms_by_position)

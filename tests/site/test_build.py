@@ -68,7 +68,7 @@ LEFT_OUT = [
     "multi_head_attention",
     "local_attention",
     "padded_tasks",
-    "todays_models",  # its check compares RoPE with chapter 6's rotation, which the edit below changes
+    "todays_models",  # its check compares RoPE with chapter 5's rotation, which the edit below changes
 ]
 
 

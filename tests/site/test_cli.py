@@ -104,7 +104,7 @@ def test_the_parameters_cell_of_every_training_chapter_names_seed_steps_and_devi
         source = script_path(chapter).read_text(encoding="utf-8")
         if "train" in source.split("# --8<-- [end:setup]")[0]:
             assert set(parameters(chapter)) == {"SEED", "STEPS", "DEVICE"}, chapter.slug
-    assert parameters(by_slug()["positional_encoding"])["STEPS"] == 600
+    assert parameters(by_slug()["training"])["STEPS"] == 500
 
 
 def test_ctrl_c_during_a_training_stops_with_one_line_and_status_130():

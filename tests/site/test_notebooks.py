@@ -64,10 +64,20 @@ def test_the_downloads_are_the_executed_notebook_and_its_source(site, name):
 def test_figures_are_outputs_of_the_cells_that_draw_them(site):
     notebook = json.loads((site / "notebooks" / "training" / "training.ipynb").read_text(encoding="utf-8"))
     images = [o for c in notebook["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
-    assert len(images) == 3  # the encoder's diagram, the loss curve and the heads of the argmax model
+    # the encoder's diagram, the loss curve, the sum model's heads (three figures), post-norm against pre-norm, and
+    # the heads of the argmax model
+    drawn = (
+        "encoder_diagram",
+        "training_loss",
+        "sum_model_heads",
+        "dynamic_weights",
+        "every_head_map",
+        "loss_curve",
+        "argmax_heads",
+    )
+    assert len(images) == len(drawn)
     import base64
 
-    drawn = ("encoder_diagram", "training_loss", "argmax_heads")
     published = {(site / "figures" / f"{n}.png").read_bytes() for n in drawn}
     assert {base64.b64decode(image["data"]["image/png"]) for image in images} == published
 

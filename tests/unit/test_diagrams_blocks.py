@@ -1,4 +1,4 @@
-"""The pictures of chapters 6 and 7 draw what they say, from the table they are given."""
+"""The pictures of chapters 5 and 6 draw what they say, from the table they are given."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""The pictures of chapters 8 and 9 are drawn from a real forward pass and real parameters."""
+"""The pictures of chapters 7 and 9 are drawn from a real forward pass and real parameters."""
 
 import matplotlib.pyplot as plt
 import pytest

@@ -1,4 +1,4 @@
-"""The comparison of chapter 15: its measure equals chapter 11's, its training follows chapter 11's recipe."""
+"""The comparison of chapter 14: its measure equals chapter 11's, its training follows chapter 11's recipe."""
 
 import pytest
 import torch

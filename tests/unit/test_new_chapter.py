@@ -11,7 +11,7 @@ from conftest import ROOT
 pytestmark = pytest.mark.integration
 
 SCRIPT = """# %% [markdown]
-# # 16. A minimal chapter
+# # 15. A minimal chapter
 #
 # The code of the chapter page, in page order.
 
@@ -69,7 +69,7 @@ PAGE_ZH = """# 最小的一章 { #a-minimal-chapter }
 ![三乘三的权重格子，每一行越往右越深。](../figures/minimal_weights.png)
 """
 
-ENTRY = '    Chapter("minimal", "A minimal chapter", "最小的一章", 16),\n'
+ENTRY = '    Chapter("minimal", "A minimal chapter", "最小的一章", 15),\n'
 
 RULES = [  # the unit tests that hold every chapter to the house's rules
     "tests/unit/test_contents.py",

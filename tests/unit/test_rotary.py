@@ -1,4 +1,4 @@
-"""Rotary position embeddings: relative positions, norms, chapter 6's rotation, and the two pairings."""
+"""Rotary position embeddings: relative positions, norms, chapter 5's rotation, and the two pairings."""
 
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""The hand-written training loop of chapter 4 lowers the loss of the sum task, reproducibly under a seed."""
+"""The hand-written training loop of chapter 7 lowers the loss of the sum task, reproducibly under a seed."""
 
 import pytest
 import torch

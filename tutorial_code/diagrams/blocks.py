@@ -1,4 +1,4 @@
-"""Pictures of chapters 6 and 7: positions on circles, where LayerNorm goes.
+"""Pictures of chapters 5 and 6: positions on circles, where LayerNorm goes.
 
 Each function returns a matplotlib `Figure`. Where a picture shows data (the
 sinusoidal table), the chapter computes the tensor and passes it in; the diagram

@@ -1,4 +1,4 @@
-"""Pictures of chapters 8 and 9, drawn from a real forward pass and parameters.
+"""Pictures of chapters 7 and 9, drawn from a real forward pass and parameters.
 
 `encoder_diagram` runs an `Encoder` once and draws its architecture with the
 shape of every tensor that passed between its parts. `weight_copy_diagram` draws

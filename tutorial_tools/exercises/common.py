@@ -177,7 +177,7 @@ def seeded(run: Callable[[], T], seed: int = 0) -> T:
         return run()
 
 
-# The layers' graders: the encoder layer's (chapter 7) and the decoder layer's (chapter 10).
+# The layers' graders: the encoder layer's (chapter 6) and the decoder layer's (chapter 10).
 PRE_NORM = (
     "you built the other order: norm_first=True normalizes each sub-layer's input and adds its output to x "
     "untouched, x + attention(norm1(x)); norm_first=False normalizes after the sum, norm1(x + attention(x))"
