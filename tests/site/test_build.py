@@ -109,7 +109,12 @@ def test_after_a_deep_edit_an_incremental_build_shows_what_a_cold_build_shows(si
         assert "10000" in source
         positional.write_text(source.replace("10000", "5000"), encoding="utf-8")
     shutil.copytree(ROOT / ".cache", incremental / ".cache")  # what the session's build left: an incremental build
-    env = prepared_env() | {"TUTORIAL_CACHE_DIR": ""}  # each tree's own .cache/trainings
+    # Each tree's own .cache/trainings. The edit makes the recorded runs of the training chapter stale: the first
+    # build runs them again and records them, as a contributor's build does (under CI=true a stale record stops the
+    # build instead), in a copy of the file that the second build then reads.
+    records = tmp_path / "recorded-runs.json"
+    shutil.copy2(ROOT / "benchmarks" / "recorded-runs.json", records)
+    env = prepared_env() | {"TUTORIAL_CACHE_DIR": "", "CI": "", "TUTORIAL_RECORDS_FILE": str(records)}
     log = build(incremental, tmp_path / "site-incremental", env, strict=False)
     build(cold, tmp_path / "site-cold", env, strict=False)
     ran = executed_chapters(log)
