@@ -151,3 +151,16 @@ def token_0_sees_only_itself(weights):
 )
 def two_agree_float32_rounding(largest_difference):
     return max(largest_difference.values()) < 1e-05
+
+
+@checks.after(
+    "weighted_sum_figure",
+    "scaled_dot_product_attention: it takes most from the tokens whose dot product with its vector is largest",
+)
+def computed_weights_follow_the_dot_products(computed_row, scores_of_2):
+    largest = max(scores_of_2)
+    most = max(computed_row)
+    return all(
+        (score == largest) == (weight == most)
+        for score, weight in zip(scores_of_2, computed_row, strict=True)
+    )

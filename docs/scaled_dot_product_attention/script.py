@@ -7,6 +7,24 @@
 
 
 # %%
+# --8<-- [start:weighted_sum_figure]
+import torch
+from tutorial_code.diagrams.attention import weighted_sum
+
+# four tokens of width 2, the same as in the first example below
+vectors = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [3.0, -1.0]])
+fixed_row = torch.full((4,), 1 / 4)  # the mean of the four tokens
+scores_of_2 = vectors @ vectors[2] / 2**0.5  # token 2 scores every token
+computed_row = torch.softmax(scores_of_2, dim=0)
+fig = weighted_sum(
+    [fixed_row, computed_row],
+    ["fixed weights: the mean", "weights computed from the tokens"],
+    query=2,
+)
+# --8<-- [end:weighted_sum_figure]
+
+
+# %%
 # --8<-- [start:setup]
 import math
 import warnings

@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import pytest
 import torch
 
-from tutorial_code.diagrams.attention import connection_paths, mask_maps, one_query
+from tutorial_code.diagrams.attention import connection_paths, mask_maps, one_query, weighted_sum
 
 
 def red_lines(ax) -> int:
@@ -44,3 +44,23 @@ def test_mask_maps_outline_each_fully_masked_row():
         mask_maps([causal], [])
     with pytest.raises(ValueError, match="2-D boolean"):
         mask_maps([causal.int()], ["ints"])
+
+
+def test_weighted_sum_draws_one_line_per_token_as_wide_as_its_weight():
+    fixed, learned = torch.full((4,), 0.25), torch.tensor([0.1, 0.2, 0.3, 0.4])
+    fig = weighted_sum([fixed, learned], ["fixed", "learned"], query=3)
+    left, right = fig.axes
+    assert len(left.lines) == len(right.lines) == 4
+    assert len({line.get_linewidth() for line in left.lines}) == 1  # equal weights, equal lines
+    widths = [line.get_linewidth() for line in right.lines]
+    assert widths == sorted(widths) and widths[0] < widths[-1]
+    assert [text.get_text() for text in right.texts if text.get_text().startswith("0.")] == [
+        "0.10",
+        "0.20",
+        "0.30",
+        "0.40",
+    ]
+    with pytest.raises(ValueError, match="one title per row"):
+        weighted_sum([fixed], ["a", "b"], query=0)
+    with pytest.raises(ValueError, match="query must be one of the 4 tokens"):
+        weighted_sum([fixed], ["a"], query=4)

@@ -24,6 +24,7 @@ BUG_HINTS = {
     "dropout-on-the-residual": "residual stream",
     "decoder-sees-the-future": "causal mask",
     "cache-offset": "cache.length",
+    "tags-on-padding": "IGNORE (-100)",
 }
 
 

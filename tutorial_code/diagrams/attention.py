@@ -106,6 +106,83 @@ def connection_paths(seq_len: int = 8) -> Figure:
     return fig
 
 
+def weighted_sum(
+    rows: list[torch.Tensor], titles: list[str], query: int
+) -> Figure:
+    """Token `query`'s output as a weighted sum of the tokens, once per row.
+
+    Args:
+        rows: One (T,) row of weights per panel, each summing to 1: how
+            much of each token the output takes.
+        titles: One title per panel.
+        query: The token whose output is drawn above the tokens.
+
+    Returns:
+        A figure of one panel per row: the tokens in a line, the output
+        above them, and a line from each token to the output whose width
+        and label give the token's weight.
+
+    Raises:
+        ValueError: If `rows` and `titles` differ in number, or `query` is
+            not one of the tokens.
+
+    Examples:
+        >>> mean = torch.full((4,), 0.25)
+        >>> len(weighted_sum([mean], ["the mean"], query=3).axes[0].lines)
+        4
+    """
+    if len(rows) != len(titles) or not rows:
+        raise ValueError(
+            "give one title per row of weights: "
+            f"{len(rows)} rows, {len(titles)} titles"
+        )
+    num_tokens = rows[0].numel()
+    if not 0 <= query < num_tokens:
+        raise ValueError(
+            f"query must be one of the {num_tokens} tokens, got {query}"
+        )
+    fig, axes = plt.subplots(
+        1, len(rows), figsize=(4.2 * len(rows), 3.0), squeeze=False
+    )
+    top_x = (num_tokens - 1) / 2  # the output sits above the middle
+    label_box = {"boxstyle": "round,pad=0.15", "facecolor": "white"}
+    for ax, row, title in zip(axes[0], rows, titles, strict=True):
+        for s, weight in enumerate(row.detach().float().tolist()):
+            ax.plot(
+                [s, top_x],
+                [0.25, 1.75],
+                color=_BLUE,
+                linewidth=0.5 + 16 * weight,  # as wide as the weight
+                solid_capstyle="round",
+            )
+            ax.text(
+                s + (top_x - s) * 0.38,
+                0.82,
+                f"{weight:.2f}",
+                ha="center",
+                va="center",
+                fontsize=10,
+                bbox=label_box | {"edgecolor": "none"},
+            )
+            ax.add_patch(
+                Rectangle((s - 0.38, -0.1), 0.76, 0.35, fc="#e8eaf6", ec=_BLUE)
+            )
+            ax.text(s, 0.075, f"token {s}", ha="center", va="center")
+        ax.add_patch(
+            Rectangle((top_x - 0.9, 1.75), 1.8, 0.4, fc="#fff3e0", ec="#ef6c00")
+        )
+        ax.text(
+            top_x, 1.95, f"output of token {query}", ha="center", va="center"
+        )
+        ax.set_title(title, fontsize=11)
+        ax.set_xlim(-0.6, num_tokens - 0.4)
+        ax.set_ylim(-0.2, 2.3)
+        ax.axis("off")
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
+
+
 def one_query(
     query: torch.Tensor,
     keys: torch.Tensor,
