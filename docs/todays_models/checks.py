@@ -307,3 +307,54 @@ def scaling_is_refused(message):
 )
 def checkpoint_round_trip(folder_difference):
     return folder_difference == 0
+
+
+@checks.after(
+    "t5_buckets",
+    "todays_models: In an encoder, distances 0 to 7 get a bucket each",
+)
+def short_distances_get_a_bucket_each(distances, before):
+    short = [
+        bucket
+        for distance, bucket in zip(distances, before, strict=True)
+        if distance <= 7
+    ]
+    return short == [
+        distance for distance in distances if distance <= 7
+    ] and len(set(short)) == len(short)
+
+
+@checks.after("t5_buckets", "todays_models: 8 to 11 share the next")
+def eight_to_eleven_share(distances, before):
+    bucket = dict(zip(distances, before, strict=True))
+    return bucket[8] == bucket[11] == 8 and bucket[12] != bucket[11]
+
+
+@checks.after("t5_buckets", "todays_models: 127, 128 and 200 share the last")
+def far_distances_share_the_last(distances, before):
+    bucket = dict(zip(distances, before, strict=True))
+    return (
+        bucket[127] == bucket[128] == bucket[200] == max(before)
+        and bucket[64] < bucket[127]
+    )
+
+
+@checks.after(
+    "t5_buckets",
+    "todays_models: keys after the query have buckets of their own",
+)
+def later_keys_have_their_own_buckets(distances, before, after):
+    later = [
+        bucket
+        for distance, bucket in zip(distances, after, strict=True)
+        if distance > 0
+    ]
+    return not set(later) & set(before)
+
+
+@checks.after(
+    "t5_check",
+    "todays_models: The bias equals that of T5Attention in transformers exactly",
+)
+def t5_bias_equals_transformers(t5_difference):
+    return t5_difference == 0

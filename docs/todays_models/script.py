@@ -369,6 +369,41 @@ print(f"largest difference from BLOOM's weights: {alibi_difference:.1e}")
 
 
 # %%
+# --8<-- [start:t5_buckets]
+from tutorial_code.relative_position import (
+    RelativePositionBias,
+    relative_position_bucket,
+)
+
+distances = torch.tensor([0, 1, 2, 7, 8, 11, 12, 16, 32, 64, 127, 128, 200])
+before = relative_position_bucket(-distances)  # keys before the query
+after = relative_position_bucket(distances)  # keys after it
+print("distance       ", distances.tolist())
+print("bucket, before ", before.tolist())
+print("bucket, after  ", after.tolist())
+torch.manual_seed(SEED)
+t5_bias = RelativePositionBias(num_heads=8)  # a learned number per bucket
+with torch.no_grad():
+    print("head 0, query 2, keys 0..5:", t5_bias(6, 6)[0, 2])
+# --8<-- [end:t5_buckets]
+
+
+# %%
+# --8<-- [start:t5_check]
+from transformers import T5Config
+from transformers.models.t5.modeling_t5 import T5Attention
+
+config = T5Config(d_model=64, d_kv=8, num_heads=8)  # an encoder's settings
+t5_attention = T5Attention(config, has_relative_attention_bias=True)
+with torch.no_grad():
+    t5_attention.relative_attention_bias.weight.copy_(t5_bias.embedding.weight)
+    theirs = t5_attention.compute_bias(200, 200)[0]  # (h, T_q, T_k)
+    t5_difference = (t5_bias(200, 200) - theirs).abs().max().item()
+print(f"largest difference from T5Attention.compute_bias: {t5_difference}")
+# --8<-- [end:t5_check]
+
+
+# %%
 # --8<-- [start:swiglu_line]
 d_model, hidden = 64, 172
 gate = nn.Linear(d_model, hidden, bias=False)  # three matrices, no biases
