@@ -86,7 +86,7 @@ CHAPTERS = (
         "Cross-attention and the encoder-decoder",
         "交叉注意力与编码器-解码器",
         10,
-        ("decoder", "reverse_task"),
+        ("decoder", "reverse_task", "number_words"),
     ),
     Chapter("language_model", "A language model that writes", "会生成文本的语言模型", 11, ("language_model",)),
     Chapter("kv_cache", "Generating fast, with a KV cache", "用 KV 缓存加速生成", 12),
@@ -109,7 +109,7 @@ CHAPTERS = (
         ),
     ),
     Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
-    Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency", "quantization")),
+    Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency", "mixed_precision", "quantization")),
 )
 """The chapters in reading order: the home page, the fourteen numbered chapters, the two guides."""
 

@@ -361,6 +361,58 @@ print(
 
 
 # %%
+# --8<-- [start:float16_range]
+import torch
+from tutorial_code.mixed_precision import (
+    flushed_to_zero,
+    half_precision_dtype,
+    train_mixed,
+)
+from tutorial_code.sum_task import make_batch
+
+tiny = torch.tensor(1e-8)  # a small gradient entry
+in_float16 = tiny.half().item()
+print(f"1e-8 in float16: {in_float16}", end="; ")
+print(f"in bfloat16: {tiny.bfloat16().item():.2e}")
+scaled_back = ((tiny * 65536).half().float() / 65536).item()  # scale, unscale
+print(f"1e-8 times 65536 in float16, divided back: {scaled_back:.2e}")
+# chapter 7's trained model: its gradients on one batch, as float16 holds them
+model = default_init.model.train()
+numbers, targets = make_batch(generator=torch.Generator().manual_seed(SEED))
+nn.functional.mse_loss(model(numbers)[0], targets).backward()
+gradients = torch.cat([p.grad.flatten() for p in model.parameters()])
+model.zero_grad(set_to_none=True)
+model.eval()
+flushed = {}
+for scale in (1.0, 65536.0):
+    flushed[scale] = flushed_to_zero(gradients, scale)
+    print(
+        f"scale {scale:>7.0f}: {flushed[scale]:.3%} of "
+        f"{gradients.numel():,} gradient entries become 0 in float16"
+    )
+# --8<-- [end:float16_range]
+
+
+# %%
+# --8<-- [start:mixed_training]
+MIXED_STEPS = 150
+mixed_losses = {}  # the training loss at every step, per dtype
+for dtype in (torch.float32, torch.bfloat16, torch.float16):
+    torch.manual_seed(SEED)  # the same initial weights for each
+    mixed_losses[str(dtype)] = train_mixed(
+        DigitModel(), make_batch, MIXED_STEPS, 1e-3, SEED, dtype, DEVICE
+    )
+    shown = ", ".join(
+        f"{mixed_losses[str(dtype)][s]:.2f}" for s in (0, 4, 49, 99, 149)
+    )
+    print(f"{str(dtype):>14}: loss at steps 1, 5, 50, 100, 150: {shown}")
+device_type = torch.device(DEVICE).type
+print(f"on {device_type}, half_precision_dtype gives", end=" ")
+print(half_precision_dtype(device_type))
+# --8<-- [end:mixed_training]
+
+
+# %%
 # --8<-- [start:int8]
 from tutorial_code.language_model import (
     CharVocabulary,
@@ -371,7 +423,8 @@ from tutorial_code.language_model import (
 )
 from tutorial_code.quantization import Int8Linear, with_int8_linears
 
-model = trained_language_model(seed=SEED).model  # chapter 11's, 350 steps
+# chapter 11's, 1000 steps
+model = trained_language_model(steps=1000, seed=SEED).model
 text = python_reference_text()
 _, held_out_ids = split(CharVocabulary.of(text).encode(text))
 int8_model = with_int8_linears(model)

@@ -125,3 +125,36 @@ def other_drafts_far_below(steps):
     # a gap above 7 in log-probability is a ratio above e^7, about 1,100
     gaps = [scores[0] - other for _, _, scores in steps for other in scores[1:]]
     return len(gaps) == 8 and min(gaps) > 7
+
+
+@checks.after(
+    "number_words_train",
+    "encoder_decoder: The model writes more than nine in ten of the held-out numbers exactly right",
+)
+def numbers_in_words_generalize(share_right):
+    return share_right > 0.9
+
+
+@checks.after(
+    "number_words_train",
+    "encoder_decoder: Most of its mistakes are numbers below 20, which are rare in the training numbers",
+)
+def mistakes_are_mostly_below_20(wrong, below_20):
+    below = [n for n in wrong if n < 20]
+    return len(wrong) > 0 and len(below) > len(wrong) / 2 and below_20 < 0.05
+
+
+@checks.after(
+    "number_words_attention",
+    "encoder_decoder: a letter puts more than half of its weight on the digit it spells",
+)
+def letters_read_their_digit(mean_on_digit):
+    return mean_on_digit > 0.5
+
+
+@checks.after(
+    "number_words_attention",
+    'encoder_decoder: While it writes "three" the decoder reads the 3; "forty" reads the 4 and "seven" the 7',
+)
+def each_word_reads_its_digit(read_by):
+    return read_by == {"three": "3", "forty": "4", "seven": "7"}

@@ -273,6 +273,93 @@ fig = heatmaps(
 
 
 # %%
+# --8<-- [start:number_words_data]
+from tutorial_code.number_words import (
+    START,
+    encode_digits,
+    encode_words,
+    number_words,
+    spelled_digit,
+    split_numbers,
+    train_number_words,
+    write_words,
+)
+
+train_numbers, held_out_numbers = split_numbers()
+print(f"train on {len(train_numbers)}, hold out {len(held_out_numbers)}")
+for n in (7, 40, 347):
+    digit_ids, letter_ids = encode_digits([n])[0], encode_words([n])[0]
+    print(
+        f"{n:>3} -> {number_words(n)!r}: source {digit_ids.tolist()}, "
+        f"target {letter_ids[:5].tolist()}... "
+        f"({len(letter_ids)} tokens, END last)"
+    )
+# --8<-- [end:number_words_data]
+
+
+# %%
+# --8<-- [start:number_words_train]
+WORDS_STEPS = 500  # optimizer steps of the numbers-in-words model
+words_result = train_number_words(steps=WORDS_STEPS, seed=SEED, device=DEVICE)
+first, last = words_result.losses[0], words_result.losses[-1]
+print(f"training loss: step 0 {first:.2f}, last {last:.4f}")
+written_words = write_words(words_result.model, held_out_numbers)  # greedy
+pairs = list(zip(held_out_numbers, written_words, strict=True))
+for n, words in pairs[:4]:
+    print(f"{n:>3}: {words}")
+mistakes = [(n, words) for n, words in pairs if words != number_words(n)]
+share_right = 1 - len(mistakes) / len(held_out_numbers)
+print(f"held-out numbers written exactly right: {share_right:.1%}")
+print("its mistakes:", ", ".join(f"{n} -> {w!r}" for n, w in mistakes))
+wrong = [n for n, _ in mistakes]  # the numbers it wrote wrong
+below_20 = sum(n < 20 for n in train_numbers) / len(train_numbers)
+print(f"numbers below 20: {below_20:.0%} of the training numbers")
+# --8<-- [end:number_words_train]
+
+
+# %%
+# --8<-- [start:number_words_attention]
+from tutorial_code.diagrams.decoder import spelling_attention
+
+
+def cross_weights(n: int) -> torch.Tensor:  # mean of the heads: (T, S)
+    letter_ids = encode_words([n])
+    start = torch.full((1, 1), START)
+    with torch.no_grad():  # teacher forcing: the decoder's input is known
+        _, weights = words_result.model(
+            encode_digits([n]), torch.cat([start, letter_ids[:, :-1]], dim=1)
+        )
+    return weights[-1][0].mean(dim=0)
+
+
+shown_number = 347
+fig = spelling_attention(
+    cross_weights(shown_number)[:-1].T,  # (S, T) without the EOS step
+    list(str(shown_number)),
+    list(number_words(shown_number)),
+)
+text, shown_weights = number_words(shown_number), cross_weights(shown_number)
+read_by = {}  # the digit each word's letters read most, on average
+for word in ("three", "forty", "seven"):
+    at = text.index(word)
+    letters = shown_weights[at : at + len(word)]  # (letters, S)
+    read_by[word] = str(shown_number)[letters.mean(dim=0).argmax()]
+print("the digit each word reads most:", read_by)
+# held-out numbers of three parts: the weight on the digit each letter spells
+on_its_digit = []
+for n in held_out_numbers:
+    if 100 <= n and n % 100 >= 20 and n % 10:
+        number_weights = cross_weights(n)  # (T, S)
+        for t, digit in enumerate(spelled_digit(n)):
+            if digit is not None:
+                on_its_digit.append(number_weights[t, digit].item())
+mean_on_digit = sum(on_its_digit) / len(on_its_digit)
+print(f"{len(on_its_digit)} letters of held-out numbers: mean weight on the")
+print(f"digit each one spells {mean_on_digit:.2f} (spread evenly: 0.33)")
+# --8<-- [end:number_words_attention]
+
+
+# %%
 # --8<-- [start:beam_trained]
 from tutorial_code.reverse_task import beam_search, sequence_log_prob
 

@@ -33,7 +33,7 @@ from tutorial_code.multi_head import combine_heads, split_heads
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the language model (chapter 11) and of the samples
-STEPS = 350  # optimizer steps of the language model
+STEPS = 1000  # optimizer steps of the language model (chapter 11's)
 DEVICE = (
     "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
 )

@@ -17,7 +17,6 @@ from tutorial_code.language_model import (
     bigram_bpc,
     generate,
     known_word_share,
-    known_word_share_per_seed,
     python_reference_text,
     random_windows,
     split,
@@ -35,7 +34,7 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the batches and the samples
-STEPS = 350  # optimizer steps of the language model
+STEPS = 1000  # optimizer steps of the language model
 DEVICE = (
     "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
 )
@@ -108,6 +107,8 @@ print(
     f"{parameters:,} parameters, {STEPS} steps of 32 windows of 64 characters"
 )
 print(f"training took {result.seconds:.1f} s on this machine")
+more = 5 * STEPS  # the time grows in proportion to the steps
+print(f"--steps {more} would take about {5 * result.seconds:.0f} s here")
 held_out_bpc = result.held_out_bpc
 print(f"held-out bits per character: {held_out_bpc:.2f} (bigram {bigram:.2f})")
 # --8<-- [end:train]
@@ -154,11 +155,12 @@ with torch.no_grad():
 # --8<-- [start:weight_tying_seeds]
 from tutorial_code.language_model import held_out_bpc_per_seed
 
+COMPARISON_STEPS = 350  # steps of each training in the multi-seed comparisons
 seeds = [SEED, SEED + 1, SEED + 2]
 bpc = {}  # per setting: held-out bits per character, one per seed
 for tie_weights in (False, True):
     options = {"tie_weights": tie_weights, "device": DEVICE}
-    bpc[tie_weights] = held_out_bpc_per_seed(STEPS, seeds, **options)
+    bpc[tie_weights] = held_out_bpc_per_seed(COMPARISON_STEPS, seeds, **options)
     shown = ", ".join(f"{b:.3f}" for b in bpc[tie_weights])
     print(f"tie_weights={tie_weights}: held-out bpc, seeds {seeds}: {shown}")
 # --8<-- [end:weight_tying_seeds]
@@ -181,7 +183,7 @@ print(
 )
 options = {"tie_weights": True, "embedding_std": 0.02, "device": DEVICE}
 # GPT-2's start
-small_start_bpc = held_out_bpc_per_seed(STEPS, seeds, **options)
+small_start_bpc = held_out_bpc_per_seed(COMPARISON_STEPS, seeds, **options)
 shown = ", ".join(f"{b:.3f}" for b in small_start_bpc)
 print(f"tied, std 0.02: held-out bpc, seeds {seeds}: {shown}")
 # --8<-- [end:weight_tying_small_start]
@@ -318,15 +320,21 @@ top_p_share = known_word_share(sample, reference)
 known = f"{top_p_share:.0%} of the words occur in the training text"
 print(f"--- temperature 1.0, top-p 0.9: {known}")
 print(" ".join(sample.split())[:400])
-# five samples of 1,200 characters each
+# five samples of 1,200 characters each, with and without top-p
 sample_seeds = [SEED + i for i in range(5)]
 word_shares = {}
-for name, options in (("temperature 1", {}), ("and top-p 0.9", {"top_p": 0.9})):
-    word_shares[name] = known_word_share_per_seed(
-        STEPS, sample_seeds, SEED, **options
-    )
+for name, top_p in (("temperature 1", None), ("and top-p 0.9", 0.9)):
+    word_shares[name] = []
+    for seed in sample_seeds:
+        generator = torch.Generator().manual_seed(seed)
+        ids = generate(
+            result.model, start, 1200, 1.0, None, generator, top_p=top_p
+        )
+        sample = vocabulary.decode(ids[len(start) :])
+        word_shares[name].append(known_word_share(sample, reference))
     shown = ", ".join(f"{share:.0%}" for share in word_shares[name])
-    print(f"{name:>13}: known words, sampling seeds {sample_seeds}: {shown}")
+    mean = sum(word_shares[name]) / len(sample_seeds)
+    print(f"{name:>13}: known words {shown}; mean {mean:.0%}")
 # --8<-- [end:top_p_sample]
 
 

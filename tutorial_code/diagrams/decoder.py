@@ -519,3 +519,23 @@ def kv_cache_growth(
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig
+
+
+def spelling_attention(
+    weights: torch.Tensor, digits: list[str], characters: list[str]
+) -> Figure:
+    """Cross-attention while writing a number in words: `weights` (S, T), a
+    row per source digit and a column per character written."""
+    rows, columns = weights.shape
+    fig, ax = plt.subplots(
+        figsize=(0.3 * columns + 1.6, 0.35 * rows + 1.0), layout="constrained"
+    )
+    image = ax.imshow(weights.numpy(), cmap="viridis", vmin=0, vmax=1)
+    shown = [c if c != " " else "␣" for c in characters]
+    ax.set_xticks(range(columns), shown, fontsize=11)
+    ax.set_yticks(range(rows), digits, fontsize=11)
+    ax.set_xlabel("character written (query)", fontsize=10)
+    ax.set_ylabel("source digit (key)", fontsize=10)
+    fig.colorbar(image, ax=ax, shrink=0.9, label="weight", pad=0.01)
+    fig.patch.set_facecolor("white")
+    return fig
