@@ -88,7 +88,13 @@ CHAPTERS = (
         10,
         ("decoder", "reverse_task", "number_words"),
     ),
-    Chapter("language_model", "A language model that writes", "会生成文本的语言模型", 11, ("language_model",)),
+    Chapter(
+        "language_model",
+        "A language model that writes",
+        "会生成文本的语言模型",
+        11,
+        ("language_model",),
+    ),
     Chapter("kv_cache", "Generating fast, with a KV cache", "用 KV 缓存加速生成", 12),
     Chapter("local_attention", "Local attention", "局部注意力", 13, ("local_attention",)),
     Chapter(

@@ -115,6 +115,28 @@ print(f"held-out bits per character: {held_out_bpc:.2f} (bigram {bigram:.2f})")
 
 
 # %%
+# --8<-- [start:shift_and_generate_figure]
+from tutorial_code.diagrams.decoder import shift_and_generate
+
+# a training window of the forward pass above, and its target shifted by one
+window = vocabulary.decode(inputs[0, :14]) + vocabulary.decode(
+    targets[0, 13:14]
+)
+writing, so_far = [], "The "  # five characters drawn after "The "
+draws = torch.Generator().manual_seed(SEED)
+with torch.no_grad():
+    for _ in range(5):
+        logits = result.model(vocabulary.encode(so_far).unsqueeze(0))[0][0, -1]
+        probabilities = torch.softmax(logits, dim=-1)  # (vocab_size,)
+        drawn = torch.multinomial(probabilities, 1, generator=draws).item()
+        char = vocabulary.chars[drawn]
+        writing.append((so_far, char, probabilities[drawn].item()))
+        so_far += char
+fig = shift_and_generate(window, writing)
+# --8<-- [end:shift_and_generate_figure]
+
+
+# %%
 # --8<-- [start:weight_tying]
 import math
 
@@ -390,3 +412,12 @@ fig = heatmaps(
     ylabel="query (character)",
 )
 # --8<-- [end:sentence_map]
+
+
+# %%
+# --8<-- [start:explorer_model]
+from tutorial_code.browser_export import browser_model
+
+# this chapter's model, for the attention explorer in the page
+explorer_model = browser_model(result.model, vocabulary.chars)
+# --8<-- [end:explorer_model]

@@ -53,6 +53,14 @@ print(token_labels(batch))
 
 
 # %%
+# --8<-- [start:padded_mean_figure]
+from tutorial_code.diagrams.padding import padded_mean
+
+fig = padded_mean(batch, PAD)  # the batch above: its cells and masked means
+# --8<-- [end:padded_mean_figure]
+
+
+# %%
 # --8<-- [start:train]
 SIZES = {
     "d_model": 32,

@@ -182,6 +182,21 @@ print(weights[0].detach())
 
 
 # %%
+# --8<-- [start:projections_figure]
+from tutorial_code.diagrams.attention import projections
+
+with torch.no_grad():  # W as the equations write it: the transpose of .weight
+    fig = projections(
+        x[0],
+        [
+            (name, W.weight.T, P[0])
+            for name, W, P in (("Q", W_Q, Q), ("K", W_K, K), ("V", W_V, V))
+        ],
+    )
+# --8<-- [end:projections_figure]
+
+
+# %%
 # --8<-- [start:spread]
 torch.manual_seed(SEED)
 print(

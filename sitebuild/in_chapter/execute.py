@@ -39,9 +39,10 @@ class CellError(RuntimeError):
     """A cell of a chapter raised an exception."""
 
 
-DATA = {("troubleshooting", "table"): "rows"}
+DATA = {("troubleshooting", "table"): "rows", ("language_model", "explorer_model"): "explorer_model"}
 """(chapter, section): the chapter value that each edition of the page renders in its own words
-(`sitebuild/in_mkdocs/editions.py`), from the section's run."""
+(`sitebuild/in_mkdocs/editions.py`), or that the site publishes as a file (`build.SITE_DATA`), from the
+section's run."""
 
 
 def as_data(value: object) -> object:

@@ -32,7 +32,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Link, Navigation
 from mkdocs.structure.pages import Page
 
-from sitebuild.in_mkdocs import build, editions, pages, plugin_fixes, search_words
+from sitebuild.in_mkdocs import build, editions, images, pages, plugin_fixes, search_words
 from sitebuild.in_mkdocs.build import BuildState
 from sitebuild.in_mkdocs.chapters import ChapterError
 from tutorial_tools import contents
@@ -139,6 +139,18 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if edition == "zh":
             markdown = editions.with_chinese_figures(editions.to_english_pages(markdown, page.url))
         return markdown
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Figures with their size, lazily loaded below the first (`images.with_sizes`). A notebook page's figures
+        are its outputs, which the build links to the chapter's figures afterwards: no lightbox there."""
+        if is_notebook_page(page):
+            page.meta["glightbox"] = False
+        sizes = {
+            Path(uri).stem: images.png_size(content)
+            for uri, content in self.state.generated
+            if uri.startswith("figures/") and uri.endswith(".png")
+        }
+        return images.with_sizes(html, sizes)
 
     @event_priority(100)  # before the search plugin indexes the page
     def edit_link_and_search(self, context: dict, page: Page, config: MkDocsConfig, nav) -> dict:

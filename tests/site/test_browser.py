@@ -153,9 +153,13 @@ def visit(browser, url: str, viewport=DESKTOP, color_scheme="light", wait_until=
     return context, page, watcher
 
 
-PAGE_CHECKS = """() => {
+PAGE_CHECKS = """async () => {
   const problems = [];
   for (const img of document.images) {
+    if (img.loading === "lazy") {  // below the first screen: loaded as the reader scrolls; load it now
+      img.loading = "eager";
+      await img.decode().catch(() => {});
+    }
     if (!img.complete || img.naturalWidth === 0) problems.push("image not loaded: " + img.src);
   }
   const formulas = document.querySelectorAll(".arithmatex");
@@ -499,4 +503,151 @@ def test_chinese_figures_render_their_text_without_overlaps(browser, base_url, p
         assert any(re.search(r"[\u3400-\u9fff]", box[0]) for box in boxes), src
         assert all(box[3] > box[1] for box in boxes if box[0]), src  # every text drawn with a width
         assert overlapping(boxes) == [], src
+    context.close()
+
+
+# The attention explorer (docs/javascripts/explorer.js): chapter 11's trained model in the page.
+
+EXPLORER_FORWARD = """async ([ids, causal, off]) => {
+    const model = await window.attentionExplorer.loadModel('../explorer/language_model.json');
+    const result = window.attentionExplorer.forward(model, ids, {causal, off: new Set(off)});
+    return {
+        logits: Array.from(result.logits),
+        weights: result.weights.map((layer) => layer.map((head) => head.map((row) => Array.from(row)))),
+    };
+}"""
+
+
+def pytorch_forward(model, ids, causal=True, off=()):
+    """Chapter 11's model on the hand-written attention, with the causal mask on or off and the heads in `off`
+    ("layer:head") replaced by zeros before W_O: what the explorer's switches do."""
+    import copy
+
+    import torch
+
+    from tutorial_code.masks import causal_mask
+
+    model = copy.deepcopy(model)
+    d_k = model.embedding.embedding_dim // model.layers[0].attention.num_heads
+    with torch.no_grad():
+        for name in off:
+            layer, head = map(int, name.split(":"))
+            model.layers[layer].attention.W_O.weight[:, head * d_k : (head + 1) * d_k] = 0
+        tokens = torch.tensor([ids])
+        x = model.positions(model.embedding(tokens))
+        mask = causal_mask(len(ids)) if causal else None
+        weights = []
+        for layer in model.layers:
+            x, w = layer(x, mask=mask)
+            weights.append(w[0])
+        return model.output(model.final_norm(x))[0], weights
+
+
+@pytest.fixture(scope="module")
+def explorer(browser, base_url, site):
+    """The language model page with its explorer loaded, and the same model in PyTorch from the site's file."""
+    import json
+
+    from tutorial_code.browser_export import from_browser_model
+
+    exported = json.loads((site / "explorer" / "language_model.json").read_text(encoding="utf-8"))
+    context, page, watcher = visit(browser, base_url + "language_model/", search=False)
+    page.locator(".attention-explorer").scroll_into_view_if_needed()
+    page.wait_for_selector(".attention-explorer[data-ready=true]", timeout=30_000)
+    yield page, from_browser_model(exported), exported["chars"], watcher
+    context.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "causal", "off"),
+    [
+        ("The value of the ", True, []),
+        ("A function call", False, []),  # the mask switched off
+        ('The "return" statement leaves', True, ["0:1", "1:3"]),  # two heads switched off
+    ],
+)
+def test_the_explorer_computes_what_pytorch_computes(explorer, text, causal, off):
+    import torch
+
+    page, model, chars, watcher = explorer
+    ids = [chars.index(c) for c in text]
+    result = page.evaluate(EXPLORER_FORWARD, [ids, causal, off])
+    logits, weights = pytorch_forward(model, ids, causal, off)
+    theirs = torch.tensor(result["logits"]).view(len(ids), -1)
+    assert (theirs - logits).abs().max().item() <= 1e-4
+    for layer, layer_weights in enumerate(weights):
+        assert (torch.tensor(result["weights"][layer]) - layer_weights).abs().max().item() <= 1e-4
+    if not causal:  # the switch really changes something: a query now reads a later key
+        assert any(w[0, 1:].sum().item() > 0.01 for w in weights[0])
+    assert watcher.problems == []
+
+
+def test_the_explorer_s_sliders_do_what_they_say(explorer):
+    import torch
+
+    page, model, chars, _ = explorer
+    ids = [chars.index(c) for c in "The value of the "]
+    with torch.no_grad():
+        last = model(torch.tensor([ids]))[0][0, -1]
+    checks = page.evaluate(
+        """(logits) => {
+            const {probabilities, draw} = window.attentionExplorer;
+            const cold = probabilities(logits, 1e-4, 1);
+            const us = [0, 0.25, 0.5, 0.75, 0.999];
+            return {
+                coldDraws: us.map((u) => draw(cold, u)),
+                plain: probabilities(logits, 1, 1),
+                nucleus: probabilities(logits, 1, 0.5),
+            };
+        }""",
+        last.tolist(),
+    )
+    assert set(checks["coldDraws"]) == {int(last.argmax())}  # temperature -> 0: always the argmax
+    softmax = torch.softmax(last, dim=-1)
+    assert (torch.tensor(checks["plain"]) - softmax).abs().max().item() <= 1e-6  # top-p = 1 changes nothing
+    nucleus = torch.tensor(checks["nucleus"])
+    kept = nucleus > 0
+    assert softmax[kept].sum() >= 0.5 and softmax[kept].sum() - softmax[kept].min() < 0.5  # the smallest set
+    assert abs(nucleus.sum().item() - 1) < 1e-6
+
+
+def test_the_explorer_answers_typing_and_the_keyboard(explorer):
+    page, _, _, watcher = explorer
+    root = page.locator(".attention-explorer")
+    root.locator("input[type=text]").fill("Attention")
+    assert root.locator(".explorer-table tr[tabindex]").count() == len("Attention")  # one row per character
+    assert root.locator(".explorer-bars li").count() == 10
+    root.locator(".explorer-table tr[tabindex]").nth(3).focus()
+    reads = root.locator(".explorer-reads").inner_text()
+    assert reads.startswith("Query “e” (position 3) reads:")
+    before = root.locator("input[type=text]").input_value()
+    root.get_by_role("button", name="Add one character").click()
+    assert len(root.locator("input[type=text]").input_value()) == len(before) + 1
+    assert watcher.problems == []
+
+
+def test_the_explorer_loads_its_model_only_when_it_comes_into_view_and_speaks_chinese(browser, base_url):
+    context, page, watcher = visit(browser, base_url + "zh/language_model/", search=False)
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.wait_for_timeout(500)
+    assert not any(url.endswith("language_model.json") for url in requested)  # not at the top of the page
+    page.locator(".attention-explorer").scroll_into_view_if_needed()
+    page.wait_for_selector(".attention-explorer[data-ready=true]", timeout=30_000)
+    assert any(url.endswith("language_model.json") for url in requested)
+    assert page.locator(".attention-explorer").get_by_role("button", name="添加一个字符").count() == 1
+    assert watcher.problems == []
+    context.close()
+
+
+def test_figures_below_the_first_load_lazily_with_their_size(browser, base_url):
+    context, page, watcher = visit(browser, base_url + "encoder_decoder/", search=False)
+    figures = page.locator("article img[src*='figures/']")
+    assert figures.count() >= 4
+    sizes = figures.evaluate_all("(images) => images.map((i) => [i.getAttribute('width'), i.getAttribute('loading')])")
+    assert all(width is not None for width, _ in sizes)  # no layout shift while they load
+    assert sizes[0][1] is None and {loading for _, loading in sizes[1:]} == {"lazy"}
+    figures.nth(0).click()  # a click opens the figure full size
+    page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5_000)
+    assert watcher.problems == []
     context.close()

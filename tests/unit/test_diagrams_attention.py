@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import pytest
 import torch
 
-from tutorial_code.diagrams.attention import connection_paths, mask_maps, one_query, weighted_sum
+from tutorial_code.diagrams.attention import connection_paths, mask_maps, one_query, projections, weighted_sum
 
 
 def red_lines(ax) -> int:
@@ -64,3 +64,12 @@ def test_weighted_sum_draws_one_line_per_token_as_wide_as_its_weight():
         weighted_sum([fixed], ["a", "b"], query=0)
     with pytest.raises(ValueError, match="query must be one of the 4 tokens"):
         weighted_sum([fixed], ["a"], query=4)
+
+
+def test_the_projections_picture_shows_x_each_weight_and_each_product():
+    x = torch.tensor([[1.0, 0.0], [0.0, -2.0]])
+    w = torch.tensor([[0.5, 1.0], [1.0, 0.0]])
+    fig = projections(x, [("Q", w, x @ w), ("K", -w, x @ -w)])
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["X: the tokens", "W_Q", "Q = X W_Q", "X: the tokens", "W_K", "K = X W_K"]
+    assert [t.get_text() for t in fig.axes[2].texts] == ["0.5", "1.0", "-2.0", "0.0"]

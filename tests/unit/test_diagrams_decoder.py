@@ -14,6 +14,8 @@ from tutorial_code.diagrams.decoder import (
     encoder_decoder_diagram,
     kv_cache_growth,
     nucleus_bars,
+    shift_and_generate,
+    spelling_attention,
     teacher_forcing_strip,
 )
 
@@ -82,3 +84,21 @@ def test_the_kv_cache_grows_one_box_per_position_and_shows_each_shape():
 def test_the_kv_cache_needs_one_shape_per_step():
     with pytest.raises(ValueError, match="one shape per step"):
         kv_cache_growth([("ab", 2)], [])
+
+
+def test_the_shift_picture_writes_the_target_one_character_later_and_every_draw():
+    fig = shift_and_generate("The cat", [("Th", "e", 0.5), ("The", " ", 0.25)])
+    boxes = [text for text in texts(fig) if len(text) == 1]
+    inputs, targets = boxes[0:12:2], boxes[1:12:2]  # drawn in pairs: input t, then target t
+    assert "".join(inputs) == "The␣ca" and "".join(targets) == "he␣cat"
+    written = "\n".join(texts(fig))
+    assert "→ 'e'  p = 0.50" in written and "→ ' '  p = 0.25" in written
+    plt.close(fig)
+
+
+def test_the_spelling_picture_labels_digits_and_letters():
+    fig = spelling_attention(torch.rand(3, 5), list("347"), list("three"))
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["3", "4", "7"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == list("three")
+    plt.close(fig)

@@ -384,3 +384,65 @@ def mask_maps(masks: list[torch.Tensor], titles: list[str]) -> Figure:
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig
+
+
+def projections(
+    x: torch.Tensor, products: list[tuple[str, torch.Tensor, torch.Tensor]]
+) -> Figure:
+    """Self-attention's step 1: the same token vectors `x` (T, d_model) times
+    each weight matrix gives the queries, the keys and the values.
+
+    Args:
+        products: `(name, W, x @ W)` per projection, W as (d_model, d_k), the
+            way the equations write it (nn.Linear keeps its transpose).
+
+    Examples:
+        >>> x, w = torch.ones(2, 3), torch.eye(3)
+        >>> len(projections(x, [("Q", w, x @ w)]).axes)
+        3
+    """
+    rows = len(products)
+    fig, axes = plt.subplots(
+        rows,
+        3,
+        figsize=(8.4, 1.15 * rows * max(x.size(0), x.size(1)) / 3 + 0.6),
+        squeeze=False,
+        gridspec_kw={"wspace": 0.55, "hspace": 0.5},
+    )
+
+    def grid(ax, values: torch.Tensor, title: str) -> None:
+        top = (
+            1.8 * float(values.abs().max()) or 1.0
+        )  # light: text stays legible
+        ax.imshow(
+            values.numpy(), cmap="RdBu_r", vmin=-top, vmax=top, aspect="auto"
+        )
+        for (i, j), value in zip(
+            torch.cartesian_prod(
+                torch.arange(values.size(0)), torch.arange(values.size(1))
+            ).tolist(),
+            values.flatten().tolist(),
+            strict=True,
+        ):
+            shown = f"{value:.1f}".replace("-0.0", "0.0")
+            ax.text(j, i, shown, ha="center", va="center", fontsize=11)
+        ax.set_title(title, fontsize=12)
+        ax.set_xticks([])
+        ax.set_yticks([])
+
+    for row, (name, weight, result) in enumerate(products):
+        left, middle, right = axes[row]
+        grid(left, x, "X: the tokens")
+        grid(middle, weight, f"W_{name}")
+        grid(right, result, f"{name} = X W_{name}")
+        for ax, symbol in ((left, "×"), (middle, "=")):
+            ax.annotate(
+                symbol,
+                (1.08, 0.5),
+                xycoords="axes fraction",
+                fontsize=18,
+                ha="left",
+                va="center",
+            )
+    fig.patch.set_facecolor("white")
+    return fig

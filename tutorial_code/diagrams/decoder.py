@@ -539,3 +539,76 @@ def spelling_attention(
     fig.colorbar(image, ax=ax, shrink=0.9, label="weight", pad=0.01)
     fig.patch.set_facecolor("white")
     return fig
+
+
+def shift_and_generate(
+    window: str, steps: list[tuple[str, str, float]]
+) -> Figure:
+    """A language model's two loops: how it trains, and how it writes.
+
+    Top: a window of text as the input, and the same text shifted by one
+    character as the target; each position predicts the character after it.
+    Bottom: writing, one row per step: the text so far goes in, one character
+    is drawn from the model's distribution and appended for the next step.
+
+    Args:
+        window: Characters of the training text, one more than the input.
+        steps: `(text so far, character drawn, its probability)` per step.
+
+    Examples:
+        >>> fig = shift_and_generate("abcd", [("ab", "c", 0.5)])
+        >>> len(fig.axes)
+        1
+    """
+    n = len(window) - 1
+    longest = max([n] + [len(text) + 1 for text, _, _ in steps])
+    fig, ax = plt.subplots(
+        figsize=(0.5 * longest + 2.9, 0.5 * (len(steps) + 2) + 2.1)
+    )
+    ax.axis("off")
+
+    def cell(x: float, y: float, char: str, edge: str, fill: str) -> None:
+        shown = "␣" if char == " " else "↵" if char == "\n" else char
+        _box(ax, x + 0.5, y, 0.8, 0.7, shown, edge, fill, size=12)
+
+    top = len(steps) + 2.4
+    ax.text(
+        -0.3,
+        top + 1.1,
+        "training: predict the next character",
+        fontsize=12,
+        color=BLUE,
+        ha="left",
+    )
+    ax.text(-0.3, top, "input", ha="right", va="center", fontsize=11)
+    ax.text(-0.3, top - 1.3, "target", ha="right", va="center", fontsize=11)
+    for t in range(n):
+        cell(t, top, window[t], BLUE, BLUE_FILL)
+        cell(t, top - 1.3, window[t + 1], GREEN, GREEN_FILL)
+        _arrow(ax, (t + 0.5, top - 0.38), (t + 0.5, top - 0.92), color=BLUE)
+    ax.text(
+        -0.3,
+        len(steps) - 0.2,
+        "writing: draw one, append it, repeat",
+        fontsize=12,
+        color=ORANGE,
+        ha="left",
+    )
+    for row, (text, drawn, probability) in enumerate(steps):
+        y = len(steps) - 1 - row - 0.2
+        for t, char in enumerate(text):
+            is_new = row > 0 and t == len(text) - 1
+            edge, fill = (ORANGE, ORANGE_FILL) if is_new else (GREY, GREY_FILL)
+            cell(t, y, char, edge, fill)
+        ax.text(
+            len(text) + 0.3,
+            y,
+            f"→ {drawn!r}  p = {probability:.2f}",
+            va="center",
+            fontsize=11,
+        )
+    ax.set_xlim(-2.2, longest + 3.2)
+    ax.set_ylim(-1.0, top + 1.6)
+    fig.patch.set_facecolor("white")
+    fig.tight_layout()
+    return fig
