@@ -190,7 +190,9 @@
 
   function build(root, model, words) {
     const state = { off: new Set() };
-    const input = element("input", { type: "text", value: root.dataset.prompt || "The value of the ", maxlength: String(model.context) });
+    // a text area, not an input: the model writes line breaks too
+    const input = element("textarea", { rows: "2" });  // the model reads the last 64 characters
+    input.value = root.dataset.prompt || "The value of the ";
     const layerSelect = element("select");
     for (let l = 0; l < model.num_layers; l++) layerSelect.append(element("option", { value: String(l), text: String(l) }));
     const headSelect = element("select");

@@ -614,15 +614,15 @@ def test_the_explorer_s_sliders_do_what_they_say(explorer):
 def test_the_explorer_answers_typing_and_the_keyboard(explorer):
     page, _, _, watcher = explorer
     root = page.locator(".attention-explorer")
-    root.locator("input[type=text]").fill("Attention")
+    root.locator("textarea").fill("Attention")
     assert root.locator(".explorer-table tr[tabindex]").count() == len("Attention")  # one row per character
     assert root.locator(".explorer-bars li").count() == 10
     root.locator(".explorer-table tr[tabindex]").nth(3).focus()
     reads = root.locator(".explorer-reads").inner_text()
     assert reads.startswith("Query “e” (position 3) reads:")
-    before = root.locator("input[type=text]").input_value()
+    before = root.locator("textarea").input_value()
     root.get_by_role("button", name="Add one character").click()
-    assert len(root.locator("input[type=text]").input_value()) == len(before) + 1
+    assert len(root.locator("textarea").input_value()) == len(before) + 1
     assert watcher.problems == []
 
 

@@ -345,16 +345,24 @@ def mask_maps(masks: list[torch.Tensor], titles: list[str]) -> Figure:
             raise ValueError(
                 f"each mask must be a 2-D boolean tensor, got {mask!r}"
             )
+    columns = min(2, len(masks))  # two to a row: legible in the column
+    rows_of_panels = -(-len(masks) // columns)
     fig, axes = plt.subplots(
-        1, len(masks), figsize=(2.9 * len(masks), 3.3), squeeze=False
+        rows_of_panels,
+        columns,
+        figsize=(3.3 * columns, 3.5 * rows_of_panels),
+        squeeze=False,
     )
+    panels = axes.flatten()
+    for ax in panels[len(masks) :]:
+        ax.axis("off")  # an odd count leaves one panel empty
     colours = ListedColormap(["#eeeeee", _BLUE])
-    for ax, mask, title in zip(axes[0], masks, titles, strict=True):
+    for ax, mask, title in zip(panels, masks, titles, strict=False):
         queries, keys = mask.shape
         ax.imshow(mask.int().numpy(), cmap=colours, vmin=0, vmax=1)
         ax.set_xticks(range(keys))
         ax.set_yticks(range(queries))
-        ax.tick_params(labelsize=8)
+        ax.tick_params(labelsize=9)
         ax.set_xticks([k - 0.5 for k in range(1, keys)], minor=True)
         ax.set_yticks([q - 0.5 for q in range(1, queries)], minor=True)
         ax.grid(which="minor", color="white", linewidth=1.5)
@@ -376,11 +384,11 @@ def mask_maps(masks: list[torch.Tensor], titles: list[str]) -> Figure:
                 " no key left",
                 color=_RED,
                 va="center",
-                fontsize=8,
+                fontsize=10,
             )
-        ax.set_title(title, fontsize=10)
-        ax.set_xlabel("key", fontsize=9)
-    axes[0][0].set_ylabel("query", fontsize=9)
+        ax.set_title(title, fontsize=11)
+        ax.set_xlabel("key", fontsize=10)
+        ax.set_ylabel("query", fontsize=10)
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig

@@ -118,7 +118,7 @@ def pairs_on_circle(
                 f"{start}\u2192{start + shift}",
                 ha="center",
                 va="center",
-                fontsize=8,
+                fontsize=9,
                 color=ORANGE,
             )
         ax.set_title(
@@ -133,7 +133,7 @@ def pairs_on_circle(
             f"{shift * step:.2f} rad,\nwherever it starts",
             ha="center",
             va="center",
-            fontsize=8.5,
+            fontsize=9,
             color=ORANGE,
         )
         ax.set_xlabel(f"feature {2 * pair}: sin(frequency x pos)", fontsize=8.5)
@@ -143,7 +143,7 @@ def pairs_on_circle(
         ax.set_xlim(-1.45, 1.45)
         ax.set_ylim(-1.62, 1.4)
         ax.set_aspect("equal")
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=9)
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig
@@ -243,7 +243,7 @@ def residual_orders() -> Figure:
             rotation=90,
             ha="right",
             va="center",
-            fontsize=8.5,
+            fontsize=9,
             color=GREEN,
         )
         if pre:
@@ -252,7 +252,7 @@ def residual_orders() -> Figure:
                 x_main + 0.2,
                 3.3,
                 "the residual path runs\nuntouched to the output",
-                fontsize=8,
+                fontsize=9,
                 va="center",
                 color=GREEN,
             )
@@ -264,7 +264,7 @@ def residual_orders() -> Figure:
                 x_main + 0.9,
                 2.95,
                 "the residual path\npasses through LN",
-                fontsize=8,
+                fontsize=9,
                 va="center",
                 color=ORANGE,
             )

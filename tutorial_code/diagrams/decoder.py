@@ -237,7 +237,7 @@ def encoder_decoder_diagram(
         4.55,
         5.75,
         "keys, values\nin every layer",
-        fontsize=8,
+        fontsize=10,
         color=GREEN,
         ha="center",
     )
@@ -245,7 +245,7 @@ def encoder_decoder_diagram(
         0.3,
         9.6,
         "B batch, S source length,\nT target length, h heads",
-        fontsize=8,
+        fontsize=10,
         color=GREY,
         va="center",
     )
@@ -278,8 +278,8 @@ def teacher_forcing_strip(
         1
     """
     n = len(target)
-    fig, ax = plt.subplots(figsize=(1.0 * n + 3.2, 3.6))
-    ax.set_xlim(-2.9, n)
+    fig, ax = plt.subplots(figsize=(0.7 * n + 2.5, 3.4))
+    ax.set_xlim(-3.3, n)
     ax.set_ylim(-0.6, 4.4)
     ax.axis("off")
     rows = (
@@ -294,10 +294,10 @@ def teacher_forcing_strip(
         (0.2, "target\n(what position t predicts)", target, GREEN, GREEN_FILL),
     )
     for y, label, tokens, edge, fill in rows:
-        ax.text(-0.55, y, label, ha="right", va="center", fontsize=9)
+        ax.text(-0.55, y, label, ha="right", va="center", fontsize=10)
         for t, token in enumerate(tokens):
             text = "BOS" if token == start_token else str(token)
-            _box(ax, t + 0.5, y, 0.7, 0.6, text, edge, fill, size=10)
+            _box(ax, t + 0.5, y, 0.8, 0.6, text, edge, fill, size=11)
     for t in range(n):
         # position t predicts target t
         _arrow(ax, (t + 0.5, 1.88), (t + 0.5, 0.52), color=BLUE)
@@ -310,7 +310,7 @@ def teacher_forcing_strip(
                 linestyle="--",
             )
     for t in range(n):
-        ax.text(t + 0.5, 2.75, f"t={t}", ha="center", fontsize=7, color=GREY)
+        ax.text(t + 0.5, 2.75, f"t={t}", ha="center", fontsize=10, color=GREY)
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig
@@ -332,21 +332,26 @@ def distribution_bars(
         >>> fig.axes[0].get_title()
         'T=1'
     """
+    columns = min(2, len(panels))  # two to a row: legible in the column
+    rows_of_panels = -(-len(panels) // columns)
     fig, axes = plt.subplots(
-        1,
-        len(panels),
-        figsize=(3.1 * len(panels), 2.9),
+        rows_of_panels,
+        columns,
+        figsize=(3.4 * columns, 2.7 * rows_of_panels),
         sharey=True,
         squeeze=False,
     )
-    for ax, (title, probabilities) in zip(axes[0], panels, strict=True):
+    for ax in axes.flatten()[len(panels) :]:
+        ax.axis("off")
+    for ax, (title, probabilities) in zip(axes.flatten(), panels, strict=False):
         colors = [BLUE if p > 0 else GREY for p in probabilities.tolist()]
         ax.bar(range(len(labels)), probabilities.numpy(), color=colors)
-        ax.set_xticks(range(len(labels)), labels, fontsize=8)
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("next character", fontsize=8)
+        ax.set_xticks(range(len(labels)), labels, fontsize=10)
+        ax.set_title(title, fontsize=11)
+        ax.set_xlabel("next character", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
-    axes[0][0].set_ylabel("probability")
+    for row in axes:
+        row[0].set_ylabel("probability")
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig
@@ -387,14 +392,14 @@ def nucleus_bars(
     )
     ax.axhline(top_p, color=ORANGE, linestyle="--", linewidth=1)
     ax.text(
-        -0.4, top_p + 0.02, f"p = {top_p}", ha="left", fontsize=8, color=ORANGE
+        -0.4, top_p + 0.02, f"p = {top_p}", ha="left", fontsize=9, color=ORANGE
     )
     ax.axvline(kept - 0.5, color="#555555", linewidth=1)
-    ax.set_xticks(list(positions), labels, fontsize=8)
-    ax.set_xlabel("next character, likeliest first", fontsize=8)
+    ax.set_xticks(list(positions), labels, fontsize=9.5)
+    ax.set_xlabel("next character, likeliest first", fontsize=9.5)
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=9, loc="center right")
     ax.grid(axis="y", alpha=0.3)
     fig.patch.set_facecolor("white")
     fig.tight_layout()
@@ -438,7 +443,7 @@ def beam_tree(steps: list[tuple[list[int], list[int], list[float]]]) -> Figure:
             )
             _arrow(ax, (step - 1 + 0.4, -parent), (step - 0.4, -row), colour)
     ax.text(
-        0, -width + 0.3, "token: total log-probability", fontsize=8, color=GREY
+        0, -width + 0.3, "token: total log-probability", fontsize=9, color=GREY
     )
     ax.set_xlim(-0.6, len(steps) + 0.6)
     ax.set_ylim(-width + 0.1, 0.9)
@@ -471,49 +476,47 @@ def kv_cache_growth(
             f"steps and {len(shapes)} shapes"
         )
     total = sum(new for _, new in steps)
-    fig, ax = plt.subplots(
-        figsize=(0.55 * total + 6.0, 0.55 * len(steps) + 0.9)
-    )
+    fig, ax = plt.subplots(figsize=(0.5 * total + 3.1, 0.55 * len(steps) + 1.3))
     ax.set_xlim(-2.6, total + 3.6)
-    ax.set_ylim(-len(steps) + 0.3, 1.3)
+    ax.set_ylim(-len(steps) + 0.3, 2.0)
     ax.axis("off")
     chars = "".join(text for text, _ in steps)
-    ax.text(-0.2, 0.95, "step", ha="right", fontsize=8, color=GREY)
     ax.text(
-        total / 2,
-        0.95,
+        -2.6,
+        1.65,
         "orange: keys and values computed at "
         "this step; blue: read from the cache",
-        ha="center",
-        fontsize=8,
+        ha="left",
+        fontsize=10,
         color=GREY,
     )
+    ax.text(-0.2, 0.95, "step", ha="right", fontsize=10, color=GREY)
     ax.text(
         total + 0.4,
         0.95,
-        "keys of one layer (B, h, t, d_k)",
+        "keys of one layer\n(B, h, t, d_k)",
         ha="left",
-        fontsize=8,
+        fontsize=10,
         color=GREY,
     )
     length = 0
     for row, ((_, new), shape) in enumerate(zip(steps, shapes, strict=True)):
         y = -row
         fed = "the prompt" if row == 0 else "one new token"
-        ax.text(-0.2, y, f"{row}: {fed}", ha="right", va="center", fontsize=8)
+        ax.text(-0.2, y, f"{row}: {fed}", ha="right", va="center", fontsize=10)
         length += new
         for position in range(length):
             is_new = position >= length - new
             char = chars[position] if chars[position] != " " else "␣"
             edge, fill = (ORANGE, ORANGE_FILL) if is_new else (BLUE, BLUE_FILL)
-            _box(ax, position + 0.5, y, 0.8, 0.72, char, edge, fill, size=9)
+            _box(ax, position + 0.5, y, 0.8, 0.72, char, edge, fill, size=11)
         ax.text(
             total + 0.4,
             y,
             _shape(shape),
             ha="left",
             va="center",
-            fontsize=8,
+            fontsize=10,
             family="monospace",
         )
     fig.patch.set_facecolor("white")
@@ -534,9 +537,11 @@ def spelling_attention(
     shown = [c if c != " " else "␣" for c in characters]
     ax.set_xticks(range(columns), shown, fontsize=11)
     ax.set_yticks(range(rows), digits, fontsize=11)
-    ax.set_xlabel("character written (query)", fontsize=10)
-    ax.set_ylabel("source digit (key)", fontsize=10)
-    fig.colorbar(image, ax=ax, shrink=0.9, label="weight", pad=0.01)
+    ax.set_xlabel("character written (query)", fontsize=11)
+    ax.set_ylabel("source digit (key)", fontsize=11)
+    bar = fig.colorbar(image, ax=ax, shrink=0.9, pad=0.01)
+    bar.set_label("weight", fontsize=11)
+    bar.ax.tick_params(labelsize=11)
     fig.patch.set_facecolor("white")
     return fig
 
@@ -563,7 +568,7 @@ def shift_and_generate(
     n = len(window) - 1
     longest = max([n] + [len(text) + 1 for text, _, _ in steps])
     fig, ax = plt.subplots(
-        figsize=(0.5 * longest + 2.9, 0.5 * (len(steps) + 2) + 2.1)
+        figsize=(0.5 * longest + 2.4, 0.5 * (len(steps) + 2) + 2.1)
     )
     ax.axis("off")
 
@@ -607,7 +612,7 @@ def shift_and_generate(
             va="center",
             fontsize=11,
         )
-    ax.set_xlim(-2.2, longest + 3.2)
+    ax.set_xlim(-2.0, longest + 2.9)
     ax.set_ylim(-1.0, top + 1.6)
     fig.patch.set_facecolor("white")
     fig.tight_layout()

@@ -44,7 +44,7 @@ def _box(
             lw=1.2,
         )
     )
-    ax.text(x, y, text, ha="center", va="center", fontsize=9)
+    ax.text(x, y, text, ha="center", va="center", fontsize=10)
 
 
 def _arrow(
@@ -59,7 +59,7 @@ def _arrow(
     ax.annotate("", xy=end, xytext=start, arrowprops=props)
     if label:
         middle = ((start[0] + end[0]) / 2 + 0.12, (start[1] + end[1]) / 2)
-        ax.text(*middle, label, fontsize=8, color=GREEN, va="center")
+        ax.text(*middle, label, fontsize=9.5, color=GREEN, va="center")
 
 
 def _shape(names: str, shape: torch.Size) -> str:
@@ -131,7 +131,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
     """
     shapes = encoder_shapes(encoder, token_ids)
     model = _shape("B, T, d_model", shapes["embedded"])
-    fig, ax = plt.subplots(figsize=(10.5, 6.6))
+    fig, ax = plt.subplots(figsize=(8.6, 6.8))
     ax.set_xlim(0, 10.5)
     ax.set_ylim(0, 10)
     ax.axis("off")
@@ -174,7 +174,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
     first_layer_y = ys[3]
     if encoder.pad_id is not None:
         note = f"pad_id {encoder.pad_id}: padding\nis never attended"
-        ax.text(0.05, first_layer_y - 0.95, note, fontsize=8, color=GREY)
+        ax.text(0.05, first_layer_y - 0.95, note, fontsize=9.5, color=GREY)
 
     # Right: inside the first layer, with its residual connections.
     first = encoder.layers[0]
@@ -227,7 +227,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
                 side,
                 y,
                 f"weights\n{_shape('B, h, T, T', shapes['weights'])}",
-                fontsize=8,
+                fontsize=9.5,
                 va="center",
             )
         if step == feed_forward:
@@ -235,7 +235,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
                 side,
                 y,
                 f"hidden\n{_shape('B, T, d_ff', shapes['hidden'])}",
-                fontsize=8,
+                fontsize=9.5,
                 va="center",
             )
     # The residual: the stream branches off below each sub-layer and is added
@@ -256,7 +256,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
         lane + 0.08,
         (ys[0] + ys[1]) / 2 + 0.25,
         "residual",
-        fontsize=8,
+        fontsize=9.5,
         color=GREEN,
         rotation=90,
         va="bottom",
@@ -277,7 +277,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
         0.05,
         9.6,
         "B batch, T tokens, h heads",
-        fontsize=8,
+        fontsize=9.5,
         color=GREY,
         va="center",
     )

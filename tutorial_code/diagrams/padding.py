@@ -38,7 +38,7 @@ def padded_mean(batch: torch.Tensor, pad_id: int) -> Figure:
                 )
             )
             shown = str(int(batch[b, t])) if is_real else "PAD"
-            size = 14 if is_real else 10
+            size = 14 if is_real else 11
             colour = "black" if is_real else GREY
             ax.text(
                 t + 0.5,

@@ -32,7 +32,7 @@ def bars(
     fig, axes = plt.subplots(
         1,
         len(panels),
-        figsize=(4 * len(panels), 2.8),
+        figsize=(3.5 * len(panels), 2.8),
         sharey=True,
         squeeze=False,
     )
@@ -50,7 +50,7 @@ def bars(
             )
     axes[0][0].set_ylabel(ylabel)
     if reference is not None:
-        axes[0][0].legend(loc="upper left", fontsize=8)
+        axes[0][0].legend(loc="upper left", fontsize=10)
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig
@@ -64,28 +64,33 @@ def heatmaps(
     ylabel: str,
     row_labels: list[str] | None = None,
 ) -> Figure:
-    """One heatmap per matrix, side by side, one colour scale from 0 to the top.
+    """One heatmap per matrix, two to a row, one colour scale from 0 to the top.
 
     `labels` name the columns, and the rows too unless `row_labels` is given
     (queries and keys differ).
     """
+    columns = min(2, len(matrices))  # two to a row: legible in the column
+    rows_of_panels = -(-len(matrices) // columns)
     fig, axes = plt.subplots(
-        1,
-        len(matrices),
-        figsize=(2.4 * len(matrices) + 1.2, 2.9),
+        rows_of_panels,
+        columns,
+        figsize=(2.9 * columns + 1.1, 2.9 * rows_of_panels),
         layout="constrained",
         squeeze=False,
     )
+    panels = axes.flatten()
     top = max(float(m.max()) for m in matrices)
-    for ax, matrix, title in zip(axes[0], matrices, titles, strict=True):
+    for ax, matrix, title in zip(panels, matrices, titles, strict=False):
         image = ax.imshow(matrix.numpy(), cmap="viridis", vmin=0, vmax=top)
-        ax.set_title(title, fontsize=10)
-        ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        ax.set_title(title, fontsize=11)
+        ax.set_xticks(range(len(labels)), labels, fontsize=9)
         rows = labels if row_labels is None else row_labels
-        ax.set_yticks(range(len(rows)), rows, fontsize=8)
-        ax.set_xlabel(xlabel, fontsize=8)
-    axes[0][0].set_ylabel(ylabel, fontsize=8)
-    fig.colorbar(image, ax=list(axes[0]), shrink=0.8, label="weight")
+        ax.set_yticks(range(len(rows)), rows, fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=9)
+        ax.set_ylabel(ylabel, fontsize=9)
+    for ax in panels[len(matrices) :]:
+        ax.axis("off")  # an odd count leaves one panel empty
+    fig.colorbar(image, ax=list(panels), shrink=0.8, label="weight")
     fig.patch.set_facecolor("white")
     return fig
 
@@ -94,7 +99,7 @@ def log_lines(
     series: list[tuple[str, list[float], str]], xlabel: str, ylabel: str
 ) -> Figure:
     """Lines on a logarithmic y axis, one per `(label, values, color)`."""
-    fig, ax = plt.subplots(figsize=(7, 3.3))
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
     for label, values, color in series:
         ax.semilogy(
             [max(v, 1e-30) for v in values],
@@ -102,9 +107,10 @@ def log_lines(
             color=color,
             linewidth=1.2,
         )
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8)
+    ax.set_xlabel(xlabel, fontsize=11)
+    ax.set_ylabel(ylabel, fontsize=11)
+    ax.tick_params(labelsize=11)  # the exponents of 10^-n are 70 % of it
+    ax.legend(fontsize=9)
     ax.grid(alpha=0.3)
     fig.patch.set_facecolor("white")
     fig.tight_layout()
@@ -132,7 +138,7 @@ def log_log_panels(
 ) -> Figure:
     """Lines on log-log axes (base 2), panels `(ylabel, {label: [(x, y)]})`."""
     fig, axes = plt.subplots(
-        1, len(panels), figsize=(4.5 * len(panels), 3.4), squeeze=False
+        1, len(panels), figsize=(3.0 * len(panels), 3.4), squeeze=False
     )
     for ax, (ylabel, lines) in zip(axes[0], panels, strict=True):
         for label, points in lines.items():
@@ -142,13 +148,13 @@ def log_log_panels(
             )
         ax.set(xlabel=xlabel, ylabel=ylabel)
         ax.grid(alpha=0.3, which="both")
-    axes[0][0].legend(fontsize=8)
+    axes[0][0].legend(fontsize=9.5)
     fig.patch.set_facecolor("white")
     fig.tight_layout()
     return fig
 
 
-def flow_diagram(steps: list[tuple[str, str]], per_row: int = 3) -> Figure:
+def flow_diagram(steps: list[tuple[str, str]], per_row: int = 2) -> Figure:
     """Numbered boxes joined by arrows, one per `(title, detail)` step.
 
     `per_row` boxes to a row.
