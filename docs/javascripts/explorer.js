@@ -1,11 +1,14 @@
-// The attention explorer: chapter 11's trained language model, run in your browser.
+// The attention explorer: this site's trained models, run in your browser (chapter 7's sum model and
+// chapter 11's language model).
 //
-// The forward pass below is tutorial_code.language_model.CharTransformer, written
-// again in plain JavaScript, step by step as the site teaches it: embedding plus
-// positions, then per pre-norm layer the six steps of attention (project, score,
-// scale, mask, softmax, weighted sum) and the feed-forward network, then the final
-// LayerNorm and the output layer. The weights are those the build trained; they
-// load when the explorer scrolls into view. Nothing comes from another host.
+// The forward pass below is tutorial_code.language_model.CharTransformer and
+// tutorial_code.digit_model.DigitModel, written again in plain JavaScript, step by
+// step as the site teaches it: embedding (or the projection of each number) plus
+// positions, then per layer the six steps of attention (project, score, scale, mask,
+// softmax, weighted sum) and the feed-forward network, each with its residual and
+// LayerNorm (pre-norm or post-norm), then the output layer (after a mean over the
+// positions, for the sum). The weights are those the build trained; they load when
+// the explorer scrolls into view. Nothing comes from another host.
 "use strict";
 
 (function () {
@@ -83,31 +86,55 @@
     return { output: linear(heads, T, w("W_O.weight"), w("W_O.bias"), d, d), weights };
   }
 
-  // The logits (T, vocabulary) of the ids, and every layer's attention weights.
-  function forward(model, ids, options = {}) {
-    options = { causal: true, off: new Set(), ...options };
-    const d = model.d_model, T = ids.length, V = model.chars.length;
-    const eps = model.layer_norm_eps;
-    const table = model.weights["embedding.weight"], positions = model.weights["positions.table"];
+  function feedForward(model, layer, x, T) {
+    const w = (name) => model.weights[`layers.${layer}.feed_forward.${name}`];
+    const d = model.d_model, dff = w("linear1.bias").length;
+    const hidden = linear(x, T, w("linear1.weight"), w("linear1.bias"), d, dff);
+    for (let i = 0; i < hidden.length; i++) hidden[i] = Math.max(0, hidden[i]);  // ReLU
+    return linear(hidden, T, w("linear2.weight"), w("linear2.bias"), dff, d);
+  }
+
+  // Chapter 11's model: the logits (T, vocabulary) of the ids, and every layer's attention weights.
+  // Chapter 7's sum model (model.kind "numbers"): its prediction for the numbers, and the weights.
+  function forward(model, input, options = {}) {
+    options = { causal: model.kind !== "numbers", off: new Set(), ...options };
+    const d = model.d_model, T = input.length, eps = model.layer_norm_eps;
+    const normFirst = model.norm_first !== false;  // chapter 11's layers are pre-norm
+    const positions = model.weights["positions.table"];
     let x = new Float32Array(T * d);
     for (let t = 0; t < T; t++) {
-      for (let i = 0; i < d; i++) x[t * d + i] = table[ids[t] * d + i] + positions[t * d + i];
+      for (let i = 0; i < d; i++) {
+        const token = model.kind === "numbers"  // one number -> one vector, or one character's row
+          ? input[t] * model.weights["input_projection.weight"][i] + model.weights["input_projection.bias"][i]
+          : model.weights["embedding.weight"][input[t] * d + i];
+        x[t * d + i] = token + positions[t * d + i];
+      }
     }
     const allWeights = [];
     for (let layer = 0; layer < model.num_layers; layer++) {
       const w = (name) => model.weights[`layers.${layer}.${name}`];
-      const normed = layerNorm(x, T, d, w("norm1.weight"), w("norm1.bias"), eps);
-      const { output, weights } = attention(model, layer, normed, T, options);
-      allWeights.push(weights);
-      for (let i = 0; i < x.length; i++) x[i] += output[i];  // the residual connection
-      const normed2 = layerNorm(x, T, d, w("norm2.weight"), w("norm2.bias"), eps);
-      const dff = w("feed_forward.linear1.bias").length;
-      const hidden = linear(normed2, T, w("feed_forward.linear1.weight"), w("feed_forward.linear1.bias"), d, dff);
-      for (let i = 0; i < hidden.length; i++) hidden[i] = Math.max(0, hidden[i]);  // ReLU
-      const ff = linear(hidden, T, w("feed_forward.linear2.weight"), w("feed_forward.linear2.bias"), dff, d);
-      for (let i = 0; i < x.length; i++) x[i] += ff[i];
+      const norm = (v, n) => layerNorm(v, T, d, w(`norm${n}.weight`), w(`norm${n}.bias`), eps);
+      const add = (a, b) => a.map((value, i) => value + b[i]);  // the residual connection
+      const attended = attention(model, layer, normFirst ? norm(x, 1) : x, T, options);
+      allWeights.push(attended.weights);
+      if (normFirst) {  // x + F(norm(x))
+        x = add(x, attended.output);
+        x = add(x, feedForward(model, layer, norm(x, 2), T));
+      } else {  // norm(x + F(x)), as the paper
+        x = norm(add(x, attended.output), 1);
+        x = norm(add(x, feedForward(model, layer, x, T)), 2);
+      }
     }
-    const final = layerNorm(x, T, d, model.weights["final_norm.weight"], model.weights["final_norm.bias"], eps);
+    const final = model.weights["final_norm.weight"]
+      ? layerNorm(x, T, d, model.weights["final_norm.weight"], model.weights["final_norm.bias"], eps)
+      : x;
+    if (model.kind === "numbers") {  // the mean over positions, then the head
+      const pooled = new Float32Array(d);
+      for (let t = 0; t < T; t++) for (let i = 0; i < d; i++) pooled[i] += final[t * d + i] / T;
+      const prediction = linear(pooled, 1, model.weights["head.weight"], model.weights["head.bias"], d, 1)[0];
+      return { prediction, weights: allWeights };
+    }
+    const V = model.chars.length;
     const logits = linear(final, T, model.weights["output.weight"], model.weights["output.bias"], d, V);
     return { logits, weights: allWeights };
   }
@@ -148,7 +175,7 @@
 
   const WORDS = {
     en: {
-      load: "Load the model (about 0.6 MB)", loading: "Loading the model…", text: "Your text",
+      load: "Load the model", loading: "Loading the model…", text: "Your text", numbers: "Your digits",
       layer: "Layer", head: "Head", mean: "mean of the heads", mask: "Causal mask",
       headsOff: "Heads switched off", temperature: "Temperature", topP: "Top-p",
       next: "Next character", add: "Add one character", addMany: "Add 20", reset: "Start again",
@@ -157,9 +184,10 @@
       guesses: "The model's guess after each character: ",
       unknown: (c) => `The character ${c} is not in the model's vocabulary; it was left out.`,
       grid: (layer, head) => `Attention weights of layer ${layer}, ${head}: rows are queries, columns keys`,
+      sum: (prediction, truth) => `The model's sum: ${prediction} (the digits add up to ${truth})`,
     },
     zh: {
-      load: "加载模型（约 0.6 MB）", loading: "正在加载模型…", text: "你的文字",
+      load: "加载模型", loading: "正在加载模型…", text: "你的文字", numbers: "你的数字",
       layer: "层", head: "头", mean: "各头的均值", mask: "因果掩码",
       headsOff: "关掉的头", temperature: "温度", topP: "Top-p",
       next: "下一个字符", add: "添加一个字符", addMany: "添加 20 个", reset: "重新开始",
@@ -168,6 +196,7 @@
       guesses: "模型在每个字符之后的猜测：",
       unknown: (c) => `字符 ${c} 不在模型的词表中，已略去。`,
       grid: (layer, head) => `第 ${layer} 层、${head}的注意力权重：行是查询，列是键`,
+      sum: (prediction, truth) => `模型给出的和：${prediction}（这些数字实际相加为 ${truth}）`,
     },
   };
 
@@ -189,10 +218,11 @@
   }
 
   function build(root, model, words) {
+    const numbers = model.kind === "numbers";  // chapter 7's sum model, or chapter 11's language model
     const state = { off: new Set() };
-    // a text area, not an input: the model writes line breaks too
-    const input = element("textarea", { rows: "2" });  // the model reads the last 64 characters
-    input.value = root.dataset.prompt || "The value of the ";
+    // a text area, not an input: the language model writes line breaks too
+    const input = element("textarea", { rows: numbers ? "1" : "2" });
+    input.value = root.dataset.prompt || (numbers ? "3 1 4 1 5 9 2 6" : "The value of the ");
     const layerSelect = element("select");
     for (let l = 0; l < model.num_layers; l++) layerSelect.append(element("option", { value: String(l), text: String(l) }));
     const headSelect = element("select");
@@ -215,55 +245,63 @@
     const addMany = element("button", { type: "button", class: "md-button", text: words.addMany });
     const grid = element("div", { class: "explorer-grid" });
     const reads = element("p", { class: "explorer-reads", "aria-live": "polite", text: words.hover });
-    const guesses = element("p", { class: "explorer-guesses" });
+    const guesses = element("p", { class: "explorer-guesses", "aria-live": "polite" });
     const bars = element("ol", { class: "explorer-bars", "aria-label": words.next });
     const note = element("p", { class: "explorer-note", "aria-live": "polite" });
-    root.replaceChildren(
-      element("div", { class: "explorer-controls" },
-        labelled(words.text, input), labelled(words.layer, layerSelect), labelled(words.head, headSelect),
-        labelled(words.mask, mask)),
+    const choices = [labelled(numbers ? words.numbers : words.text, input), labelled(words.layer, layerSelect),
+      labelled(words.head, headSelect)];
+    if (!numbers) choices.push(labelled(words.mask, mask));
+    const parts = [element("div", { class: "explorer-controls" }, ...choices),
       element("div", { class: "explorer-controls" }, element("span", { text: `${words.headsOff}:` }), offBoxes),
-      grid, reads, guesses,
-      element("div", { class: "explorer-controls" },
+      grid, reads, guesses];
+    if (!numbers) {
+      parts.push(element("div", { class: "explorer-controls" },
         labelled(words.temperature, temperature), temperatureValue, labelled(words.topP, topP), topPValue,
-        add, addMany),
-      element("h4", { text: words.next }), bars, note);
+        add, addMany), element("h4", { text: words.next }), bars);
+    }
+    root.replaceChildren(...parts, note);
 
-    function ids() {
+    function inputs() {  // the model's input, and the label of each position
+      if (numbers) {
+        const found = (input.value.match(/\d+(\.\d+)?/g) || []).map(Number).slice(0, model.context);
+        return { values: found, labels: found.map(String) };
+      }
       const known = [], unknown = new Set();
       for (const c of input.value) (model.index.has(c) ? known.push(model.index.get(c)) : unknown.add(c));
       note.textContent = [...unknown].map((c) => words.unknown(quoted(c))).join(" ");
-      return known.slice(-model.context);
+      const values = known.slice(-model.context);
+      return { values, labels: values.map((i) => model.chars[i]) };
     }
 
     function update() {
-      const tokens = ids();
-      if (tokens.length === 0) { grid.replaceChildren(); bars.replaceChildren(); return; }
-      const result = forward(model, tokens, { causal: mask.checked, off: state.off });
-      const T = tokens.length, V = model.chars.length;
+      const { values, labels } = inputs();
+      if (values.length === 0) { grid.replaceChildren(); bars.replaceChildren(); return; }
+      const result = forward(model, values, { causal: numbers ? false : mask.checked, off: state.off });
+      const T = values.length;
       const layer = Number(layerSelect.value), head = headSelect.value;
       const perHead = result.weights[layer];
       const weightAt = (t, s) => (head === "mean"
         ? perHead.reduce((sum, rows) => sum + rows[t][s], 0) / perHead.length
         : perHead[Number(head)][t][s]);
-      const chars = tokens.map((i) => model.chars[i]);
+      let top = 0;  // the colours run from 0 to the largest weight shown
+      for (let t = 0; t < T; t++) for (let s = 0; s < T; s++) top = Math.max(top, weightAt(t, s));
       const table = element("table", { class: "explorer-table", "aria-label": words.grid(layer, head === "mean" ? words.mean : `${words.head} ${head}`) });
       const header = element("tr", {}, element("th", {}));
-      chars.forEach((c) => header.append(element("th", { scope: "col", text: shown(c) })));
+      labels.forEach((c) => header.append(element("th", { scope: "col", text: shown(c) })));
       table.append(header);
-      chars.forEach((c, t) => {
+      labels.forEach((c, t) => {
         const row = element("tr", { tabindex: "0" }, element("th", { scope: "row", text: shown(c) }));
         const ranked = [];
         for (let s = 0; s < T; s++) {
           const value = weightAt(t, s);
           ranked.push([value, s]);
           const cell = element("td", { title: value.toFixed(3) });
-          cell.style.setProperty("--weight", value.toFixed(3));
+          cell.style.setProperty("--weight", (value / (top || 1)).toFixed(3));
           row.append(cell);
         }
         ranked.sort((a, b) => b[0] - a[0]);
         const text = words.reads(quoted(c), t,
-          ranked.slice(0, 3).map(([v, s]) => `${quoted(chars[s])} ${s} (${v.toFixed(2)})`).join(", "));
+          ranked.slice(0, 3).map(([v, s]) => `${quoted(labels[s])} ${s} (${v.toFixed(2)})`).join(", "));
         row.setAttribute("aria-label", text);
         const show = () => { reads.textContent = text; };
         row.addEventListener("mouseenter", show);
@@ -271,7 +309,12 @@
         table.append(row);
       });
       grid.replaceChildren(table);
-      const best = [];
+      if (numbers) {
+        const truth = values.reduce((a, b) => a + b, 0);
+        guesses.textContent = words.sum((result.prediction * model.target_scale).toFixed(1), truth);
+        return;
+      }
+      const V = model.chars.length, best = [];
       for (let t = 0; t < T; t++) {
         let top = 0;
         for (let v = 1; v < V; v++) if (result.logits[t * V + v] > result.logits[t * V + top]) top = v;
@@ -316,7 +359,7 @@
     const words = WORDS[document.documentElement.lang.startsWith("zh") ? "zh" : "en"];
     root.replaceChildren(element("p", { text: words.loading }));
     const model = await loadModel(new URL(root.dataset.model, document.baseURI).href);
-    model.index = new Map(model.chars.map((c, i) => [c, i]));
+    if (model.chars) model.index = new Map(model.chars.map((c, i) => [c, i]));
     build(root, model, words);
     root.dataset.ready = "true";
     return model;

@@ -219,6 +219,15 @@ print(
 
 
 # %%
+# --8<-- [start:sum_explorer_model]
+from tutorial_code.browser_export import browser_digit_model
+
+# the trained sum model, for the attention explorer in the page
+sum_explorer_model = browser_digit_model(result.model, TARGET_SCALE)
+# --8<-- [end:sum_explorer_model]
+
+
+# %%
 # --8<-- [start:two_inputs]
 # the sum model trained above
 model = result.model.eval()

@@ -39,7 +39,11 @@ class CellError(RuntimeError):
     """A cell of a chapter raised an exception."""
 
 
-DATA = {("troubleshooting", "table"): "rows", ("language_model", "explorer_model"): "explorer_model"}
+DATA = {
+    ("troubleshooting", "table"): "rows",
+    ("language_model", "explorer_model"): "explorer_model",
+    ("training", "sum_explorer_model"): "sum_explorer_model",
+}
 """(chapter, section): the chapter value that each edition of the page renders in its own words
 (`sitebuild/in_mkdocs/editions.py`), or that the site publishes as a file (`build.SITE_DATA`), from the
 section's run."""

@@ -149,7 +149,10 @@ def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url
     return nbformat.writes(notebook).encode()
 
 
-SITE_DATA = {("language_model", "explorer_model"): "explorer/language_model.json"}
+SITE_DATA = {
+    ("language_model", "explorer_model"): "explorer/language_model.json",
+    ("training", "sum_explorer_model"): "explorer/sum_model.json",
+}
 """(chapter, section): the site path of the JSON file made from that section's value (`execute.DATA`): the
 trained model's weights that the attention explorer runs in the browser (docs/javascripts/explorer.js)."""
 

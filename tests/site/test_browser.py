@@ -651,3 +651,41 @@ def test_figures_below_the_first_load_lazily_with_their_size(browser, base_url):
     page.wait_for_selector(".glightbox-container .gslide-image img", timeout=5_000)
     assert watcher.problems == []
     context.close()
+
+
+@pytest.mark.parametrize("numbers", [[3, 1, 4, 1, 5, 9, 2, 6], [7, 7], [0, 9, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9]])
+def test_the_sum_model_in_the_page_computes_what_pytorch_computes(browser, base_url, site, numbers):
+    import json
+
+    import torch
+
+    from tutorial_code.browser_export import from_browser_digit_model
+
+    exported = json.loads((site / "explorer" / "sum_model.json").read_text(encoding="utf-8"))
+    model = from_browser_digit_model(exported)
+    context, page, watcher = visit(browser, base_url + "training/", search=False)
+    page.locator(".attention-explorer").scroll_into_view_if_needed()
+    page.wait_for_selector(".attention-explorer[data-ready=true]", timeout=30_000)
+    result = page.evaluate(
+        """async ([numbers, off]) => {
+            const model = await window.attentionExplorer.loadModel('../explorer/sum_model.json');
+            const on = window.attentionExplorer.forward(model, numbers);
+            const without = window.attentionExplorer.forward(model, numbers, {off: new Set(off)});
+            const rows = (r) => r.weights.map((l) => l.map((h) => h.map((row) => Array.from(row))));
+            return {prediction: on.prediction, weights: rows(on), without: without.prediction};
+        }""",
+        [numbers, ["0:0"]],
+    )
+    with torch.no_grad():
+        prediction, weights = model(torch.tensor([numbers], dtype=torch.float32))
+        d_k = exported["d_model"] // exported["num_heads"]
+        model.layers[0].attention.W_O.weight[:, :d_k] = 0  # head 0 of layer 0 switched off
+        without, _ = model(torch.tensor([numbers], dtype=torch.float32))
+    assert abs(result["prediction"] - prediction.item()) <= 1e-4
+    assert abs(result["without"] - without.item()) <= 1e-4
+    for layer, layer_weights in enumerate(weights):
+        assert (torch.tensor(result["weights"][layer]) - layer_weights[0]).abs().max().item() <= 1e-4
+    shown = page.locator(".attention-explorer .explorer-guesses").inner_text()
+    assert shown.startswith("The model's sum: ") and "add up to 31" in shown  # the page's own 3 1 4 1 5 9 2 6
+    assert watcher.problems == []
+    context.close()
