@@ -37,7 +37,7 @@ def connection_paths(seq_len: int = 8) -> Figure:
             f"seq_len must be a power of 2 of at least 2, got {seq_len}"
         )
     levels = seq_len.bit_length() - 1  # layers of the dilated convolution
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+    fig, axes = plt.subplots(1, 3, figsize=(8.8, 3.4))
     xs = range(seq_len)
 
     def nodes(ax, y: float, label: str) -> None:
@@ -49,7 +49,7 @@ def connection_paths(seq_len: int = 8) -> Figure:
             edgecolors="#424242",
             zorder=3,
         )
-        ax.text(-0.9, y, label, ha="right", va="center", fontsize=9)
+        ax.text(-0.9, y, label, ha="right", va="center", fontsize=11)
 
     def edge(
         ax, start: tuple[float, float], end: tuple[float, float], on_path: bool
@@ -72,7 +72,7 @@ def connection_paths(seq_len: int = 8) -> Figure:
             edge(ax, (t - 1, 1), (t, 1), on_path=True)
     ax.set_title(
         f"recurrent: {seq_len - 1} steps from x_0 to h_{seq_len - 1}",
-        fontsize=10,
+        fontsize=11,
     )
 
     # Dilated convolution, kernel 2: layer l joins positions 2**l apart.
@@ -86,7 +86,7 @@ def connection_paths(seq_len: int = 8) -> Figure:
                 if source >= 0:  # the path from x_0 climbs 0 -> 1 -> 3 -> 7 ...
                     on_path = t == 2**level - 1 and source == t - gap
                     edge(ax, (source, level - 1), (t, level), on_path=on_path)
-    ax.set_title(f"dilated convolution: {levels} layers", fontsize=10)
+    ax.set_title(f"dilated convolution: {levels} layers", fontsize=11)
 
     # Self-attention: every output reads every input in one step.
     ax = axes[2]
@@ -95,7 +95,7 @@ def connection_paths(seq_len: int = 8) -> Figure:
     for t in xs:
         for s in xs:
             edge(ax, (s, 0), (t, 1), on_path=(s, t) == (0, seq_len - 1))
-    ax.set_title("self-attention: 1 step", fontsize=10)
+    ax.set_title("self-attention: 1 step", fontsize=11)
 
     for ax in axes:
         ax.set_xlim(-2.6, seq_len - 0.4)
