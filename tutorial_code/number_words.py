@@ -39,7 +39,7 @@ def number_words(n: int) -> str:
         >>> number_words(347), number_words(80), number_words(0)
         ('three hundred forty-seven', 'eighty', 'zero')
     """
-    if not 0 <= n <= 999:
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 999:
         raise ValueError(f"n must be a whole number from 0 to 999, got {n}")
     hundreds, rest = divmod(n, 100)
     words = [f"{ONES[hundreds]} hundred"] if hundreds else []

@@ -50,7 +50,7 @@ def test_every_number_has_its_own_words_in_a_regular_shape():
     assert CHARS == sorted(set("".join(words))) and " " in CHARS and "-" in CHARS
 
 
-@pytest.mark.parametrize("n", [-1, 1000, 12345])
+@pytest.mark.parametrize("n", [-1, 1000, 12345, 3.5, True])
 def test_a_number_outside_0_to_999_is_refused(n):
     with pytest.raises(ValueError, match="n must be a whole number from 0 to 999"):
         number_words(n)
