@@ -1,30 +1,22 @@
 """How wide each figure must be shown for its smallest text to reach 11 px: `python scripts/figure_legibility.py`.
 
-Reads the built site's SVG figures (`site/figures/zh/*.svg`: the same drawings as the PNGs, their words kept as
-text), finds each figure's width and its smallest font size, both in points, and prints, widest need first, the
-display width in CSS pixels at which that text is 11 px tall. A figure whose need is above the text column's
-width (about 690 px on a desktop, 343 px on a 375-px phone) has text smaller than 11 px there.
+Reads the built site's figures (`site/figures/*.svg`, their words kept as text), and prints, widest need first,
+the display width in CSS pixels at which each figure's smallest text is 11 px tall
+(`sitebuild.in_mkdocs.images.legible_width`). The build gives every figure that width as its `min-width`: a
+figure whose need is above the text column's width (about 690 px on a desktop, 343 px on a 375-px phone)
+scrolls sideways there. tests/site/test_browser.py measures the same in Chromium.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALLEST_PX = 11
-WIDTH = re.compile(r'<svg[^>]*\swidth="([\d.]+)pt"')
-FONT_SIZE = re.compile(r'font-size(?::\s*|=")([\d.]+)')
+sys.path.insert(0, str(ROOT))
 
-
-def legible_width(svg: str) -> float | None:
-    """The display width (CSS px) at which the smallest text of `svg` is 11 px; None for a figure without text."""
-    width = WIDTH.search(svg)
-    sizes = [float(size) for size in FONT_SIZE.findall(svg)]
-    if width is None or not sizes:
-        return None
-    return SMALLEST_PX * float(width[1]) / min(sizes)
+from sitebuild.in_mkdocs.images import SMALLEST_PX, legible_width  # noqa: E402
 
 
 def main() -> None:
@@ -32,9 +24,7 @@ def main() -> None:
     parser.add_argument("site", nargs="?", type=Path, default=ROOT / "site")
     parser.add_argument("--column", type=float, default=690, help="the text column's width in CSS px")
     args = parser.parse_args()
-    needs = {
-        svg.stem: legible_width(svg.read_text(encoding="utf-8")) for svg in (args.site / "figures" / "zh").glob("*.svg")
-    }
+    needs = {svg.stem: legible_width(svg.read_text(encoding="utf-8")) for svg in (args.site / "figures").glob("*.svg")}
     measured = sorted(((need, name) for name, need in needs.items() if need is not None), reverse=True)
     for need, name in measured:
         mark = "  too small in the column" if need > args.column else ""

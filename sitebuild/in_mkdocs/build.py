@@ -189,8 +189,9 @@ def run_and_publish(state: BuildState, site_url: str, workers: int = 2) -> set[s
                     f"{name!r}); figures are published as figures/<section>.png: rename one"
                 )
             figures[section_name] = name
-            state.generated.append((f"figures/{section_name}.png", section.png))
-            if section.svg is not None:  # the Chinese edition's figure: the same drawing, its words in Chinese
+            state.generated.append((f"figures/{section_name}.png", section.png))  # the notebooks' figure
+            if section.svg is not None:  # the pages' figure, and the Chinese edition's: its words in Chinese
+                state.generated.append((f"figures/{section_name}.svg", section.svg.encode()))
                 try:
                     chinese = editions.figure_in_chinese(section.svg, name)
                 except editions.Untranslated as error:

@@ -251,14 +251,18 @@ def figure_in_chinese(svg: str, chapter: str | None = None) -> str:
     return chinese
 
 
-def with_chinese_figures(markdown: str) -> str:
-    """A Chinese page's figures: `figures/<section>.png` becomes the Chinese SVG, `figures/zh/<section>.svg`.
+def with_svg_figures(markdown: str, edition: str) -> str:
+    """A page's figures as SVG, their words as text: `figures/<section>.png` becomes `figures/<section>.svg` on an
+    English page and the Chinese SVG, `figures/zh/<section>.svg`, on a Chinese one.
 
     Examples:
-        >>> with_chinese_figures("![一张图](../figures/mask_maps_figure.png)")
+        >>> with_svg_figures("![一张图](../figures/mask_maps_figure.png)", "zh")
         '![一张图](../figures/zh/mask_maps_figure.svg)'
+        >>> with_svg_figures("![A map](figures/mask_maps_figure.png)", "en")
+        '![A map](figures/mask_maps_figure.svg)'
     """
-    return re.sub(r"\]\(((?:\.\./)*)figures/(\w+)\.png\)", rf"](\1figures/{CHINESE_FIGURES}/\2.svg)", markdown)
+    folder = f"{CHINESE_FIGURES}/" if edition == "zh" else ""
+    return re.sub(r"\]\(((?:\.\./)*)figures/(\w+)\.png\)", rf"](\1figures/{folder}\2.svg)", markdown)
 
 
 def to_english_pages(markdown: str, page_url: str) -> str:

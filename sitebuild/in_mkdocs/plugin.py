@@ -137,18 +137,19 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if chapter is not None:
             markdown = editions.with_run_box(markdown, chapter, edition)
         if edition == "zh":
-            markdown = editions.with_chinese_figures(editions.to_english_pages(markdown, page.url))
-        return markdown
+            markdown = editions.to_english_pages(markdown, page.url)
+        return editions.with_svg_figures(markdown, edition)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """Figures with their size, lazily loaded below the first (`images.with_sizes`). A notebook page's figures
-        are its outputs, which the build links to the chapter's figures afterwards: no lightbox there."""
+        """Figures with their size and legible width, lazily loaded below the first (`images.with_sizes`). A
+        notebook page's figures are its outputs, which the build links to the chapter's figures afterwards: no
+        lightbox there."""
         if is_notebook_page(page):
             page.meta["glightbox"] = False
         sizes = {
-            Path(uri).stem: images.png_size(content)
+            Path(uri).stem: images.svg_size(content.decode())
             for uri, content in self.state.generated
-            if uri.startswith("figures/") and uri.endswith(".png")
+            if uri.startswith("figures/") and uri.count("/") == 1 and uri.endswith(".svg")
         }
         return images.with_sizes(html, sizes)
 

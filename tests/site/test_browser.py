@@ -689,3 +689,62 @@ def test_the_sum_model_in_the_page_computes_what_pytorch_computes(browser, base_
     assert shown.startswith("The model's sum: ") and "add up to 31" in shown  # the page's own 3 1 4 1 5 9 2 6
     assert watcher.problems == []
     context.close()
+
+
+FIGURE_TEXT = """async () => {
+  // For each figure: the size of its smallest words as shown, from the SVG's own width (pt) and font sizes (pt),
+  // and whether its <figure> must scroll sideways to show it.
+  const found = [];
+  for (const img of document.querySelectorAll("article img[src*='figures/']")) {
+    const svg = new DOMParser().parseFromString(await (await fetch(img.src)).text(), "image/svg+xml");
+    const root = svg.documentElement;
+    const sizes = [...svg.querySelectorAll("text")]
+      .map((t) => parseFloat(t.style.fontSize || t.getAttribute("font-size")))
+      .filter((size) => size > 0);
+    if (!sizes.length) continue;
+    const shown = img.getBoundingClientRect().width;
+    const figure = img.closest("figure");
+    found.push({
+      name: img.src.split("/").pop(),
+      smallest: Math.min(...sizes) * shown / parseFloat(root.getAttribute("width")),
+      scrolls: figure.scrollWidth > figure.clientWidth + 1,
+      leftEdgeShown: img.getBoundingClientRect().left >= figure.getBoundingClientRect().left - 1,
+    });
+  }
+  return found;
+}"""
+
+
+def test_every_figure_shows_its_words_at_11_px_or_more(browser, base_url, site):
+    """Every figure of every chapter page (and of one Chinese page: the Chinese figures are the same drawings),
+    measured as the browser shows it, on a desktop and on a phone: its smallest words at least 11 px tall. On a
+    desktop every figure fits the column; on a phone a figure wider than the column scrolls sideways in its
+    <figure>, its left edge in view, and the page itself does not scroll sideways."""
+    paths = sorted(
+        str(page.parent.relative_to(site)) + "/"
+        for page in site.glob("*/index.html")
+        if "figures/" in page.read_text(encoding="utf-8") and not page.parent.name.startswith(("notebooks", "zh"))
+    ) + ["zh/multi_head_attention/"]
+    small, hidden, wide = [], [], []
+    scrolling = {DESKTOP["width"]: [], PHONE["width"]: []}
+    for path in paths:
+        context, page, _ = visit(browser, base_url + path, viewport=DESKTOP, wait_until="load", search=False)
+        for viewport in (DESKTOP, PHONE):  # one load, two widths
+            page.set_viewport_size(viewport)
+            for figure in page.evaluate(FIGURE_TEXT):
+                where = f"{path}{figure['name']} at {viewport['width']} px"
+                if figure["smallest"] < 11 - 0.05:
+                    small.append((where, round(figure["smallest"], 1)))
+                if figure["scrolls"]:
+                    scrolling[viewport["width"]].append(where)
+                if not figure["leftEdgeShown"]:
+                    hidden.append(where)
+            if page.evaluate("document.documentElement.scrollWidth") > viewport["width"]:
+                wide.append(f"{path} at {viewport['width']} px")
+        context.close()
+    assert len(paths) >= 15
+    assert small == [] and hidden == [] and wide == []
+    assert scrolling[DESKTOP["width"]] == []
+    REPORT["figures that scroll sideways on a 375-px phone, their words kept at 11 px"] = (
+        f"{len(scrolling[PHONE['width']])} on {len(paths)} pages; none on a desktop"
+    )

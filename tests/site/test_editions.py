@@ -80,7 +80,7 @@ def test_every_page_is_built_in_both_editions_with_the_same_outputs_and_figures(
     assert '<html lang="zh"' in html
     ours, theirs = Page(english.read_text(encoding="utf-8")), Page(html)
     assert theirs.outputs == ours.outputs, "a Chinese page shows the same printed outputs as its English page"
-    figures = [src.rsplit("figures/", 1)[-1].removesuffix(".png") for src in ours.images if "figures/" in src]
+    figures = [src.rsplit("figures/", 1)[-1].removesuffix(".svg") for src in ours.images if "figures/" in src]
     chinese_figures = [src.rsplit("figures/zh/", 1)[-1] for src in theirs.images if "figures/" in src]
     assert chinese_figures == [f"{figure}.svg" for figure in figures]  # the same figures, in their Chinese version
 

@@ -50,14 +50,16 @@ def test_figures_are_built_and_not_committed(site):
     assert committed.strip() == ""
     figures = sorted((site / "figures").glob("*.png"))
     assert len(figures) >= 10
-    for png in figures:
+    for png in figures:  # the notebooks' figures
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        svg = png.with_suffix(".svg").read_text(encoding="utf-8")  # the pages' figure: the same drawing
+        assert "<svg" in svg and ("<text" in svg or "<image" in svg)
 
 
 def test_every_figure_is_used_with_alt_text(site):
     html = "".join(p.read_text(encoding="utf-8") for p in html_pages(site))
-    for name in (png.stem for png in (site / "figures").glob("*.png")):
-        match = re.search(rf'<img[^>]*src="[^"]*figures/{name}\.png"[^>]*>', html)
+    for name in (svg.stem for svg in (site / "figures").glob("*.svg")):
+        match = re.search(rf'<img[^>]*src="[^"]*figures/{name}\.svg"[^>]*>', html)
         assert match, f"figure {name} is not shown on any page"
         assert re.search(r'alt="[^"]{20,}"', match.group(0)), f"figure {name} needs a descriptive alt text"
 

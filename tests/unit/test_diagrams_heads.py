@@ -23,7 +23,7 @@ def test_one_panel_per_head_and_titles_that_carry_the_real_shapes():
         torch.randn(d_model, d_model),
         torch.randn(T, d_model),
     )
-    titles = " ".join(ax.get_title() for ax in fig.axes)
+    titles = " ".join(ax.get_title(loc) for ax in fig.axes for loc in ("left", "center"))
     assert f"({T}, {d_model})" in titles and f"({h}, {T}, {d_k})" in titles and f"({d_model}, {d_model})" in titles
     assert len(fig.axes) == 4 + h + 4  # four tensors, one panel per head, four steps between them
     assert len(HEAD_COLOURS) >= h

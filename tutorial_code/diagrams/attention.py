@@ -220,13 +220,14 @@ def one_query(
     )
     scores, weights = scores.detach().float(), weights.detach().float()
     num_keys = keys.size(0)
-    fig = plt.figure(figsize=(11, 1.2 + 0.55 * num_keys))
+    fig = plt.figure(figsize=(7.2, 1.5 + 0.55 * num_keys))
     grid = fig.add_gridspec(
         2,
         4,
         height_ratios=[1, num_keys],
-        width_ratios=[keys.size(1), 3, 3, values.size(1)],
-        hspace=0.5,
+        width_ratios=[1.6 * keys.size(1), 3, 3, 1.6 * values.size(1)],
+        hspace=0.6,
+        wspace=0.4,
     )
     top = float(
         max(
@@ -253,10 +254,10 @@ def one_query(
                     f"{value:.2f}",
                     ha="center",
                     va="center",
-                    fontsize=7,
+                    fontsize=8,
                     color=colour,
                 )
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=9)
         ax.set_xticks([])
         ax.set_yticks(range(len(row_labels)), row_labels, fontsize=8)
 
@@ -265,13 +266,13 @@ def one_query(
     matrix(
         fig.add_subplot(grid[1, 0]),
         keys,
-        "steps 2-3: score q with each key",
+        "steps 2-3:\nscore q with each key",
         keys_labels,
     )
     for column, (data, title, fmt) in enumerate(
         [
-            (scores, "q . k_s / sqrt(d_k)", "{:.2f}"),
-            (weights, "step 5: softmax (sum 1)", "{:.2f}"),
+            (scores, "scores\nq . k_s / sqrt(d_k)", "{:.2f}"),
+            (weights, "step 5:\nsoftmax (sum 1)", "{:.2f}"),
         ],
         start=1,
     ):
@@ -293,8 +294,10 @@ def one_query(
         ax.axvline(0, color="#424242", linewidth=0.8)
         ax.set_ylim(num_keys - 0.5, -0.5)
         ax.set_yticks([])
-        ax.set_title(title, fontsize=10)
-        ax.margins(x=0.35)
+        ax.set_title(title, fontsize=9)
+        low, high = min(0.0, data.min().item()), max(0.0, data.max().item())
+        span = max(high - low, 1e-6)  # room for the numbers beside the bars
+        ax.set_xlim(low - 0.8 * span * (low < 0), high + 0.8 * span)
     matrix(
         fig.add_subplot(grid[1, 3]),
         values,
@@ -304,7 +307,7 @@ def one_query(
     matrix(
         fig.add_subplot(grid[0, 3]),
         output[None],
-        "step 6: output = sum of weight_s * v_s",
+        "step 6: output =\nsum of weight_s * v_s",
         ["out"],
     )
     fig.patch.set_facecolor("white")

@@ -27,7 +27,7 @@ def _box(
     text: str,
     edge: str,
     fill: str,
-    size: int = 9,
+    size: float = 9.5,
 ) -> None:
     """A rounded box centred on (x, y) with `text` in it."""
     ax.add_patch(
@@ -93,11 +93,11 @@ def encoder_decoder_diagram(
         >>> len(fig.axes)
         1
     """
-    fig, ax = plt.subplots(figsize=(9.2, 6.2))
-    ax.set_xlim(0, 10)
+    fig, ax = plt.subplots(figsize=(8.2, 6.4))
+    ax.set_xlim(0, 10.4)
     ax.set_ylim(0, 10.4)
     ax.axis("off")
-    left, right = 2.4, 7.2
+    left, right = 2.4, 7.6
     # The encoder stack.
     _box(
         ax,
@@ -124,7 +124,7 @@ def encoder_decoder_diagram(
         0.7,
         4.55,
         f"encoder layer × {num_layers}",
-        fontsize=9,
+        fontsize=9.5,
         color=BLUE,
         va="center",
     )
@@ -175,10 +175,10 @@ def encoder_decoder_diagram(
         )
     )
     ax.text(
-        5.35,
+        5.4,
         7.15,
         f"decoder layer × {num_layers}",
-        fontsize=9,
+        fontsize=9.5,
         color=ORANGE,
         va="center",
     )
@@ -203,7 +203,7 @@ def encoder_decoder_diagram(
         f"weights (B, h, T, S) = {_shape(cross_weights)}",
         ORANGE,
         ORANGE_FILL,
-        size=8,
+        size=9.5,
     )
     _box(ax, right, 5.85, 3.6, 0.6, "feed-forward", ORANGE, ORANGE_FILL)
     _box(ax, right, 8.0, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
@@ -234,10 +234,10 @@ def encoder_decoder_diagram(
         connectionstyle="arc3,rad=-0.15",
     )
     ax.text(
-        4.55,
-        5.75,
+        4.72,
+        5.6,
         "keys, values\nin every layer",
-        fontsize=10,
+        fontsize=9.5,
         color=GREEN,
         ha="center",
     )

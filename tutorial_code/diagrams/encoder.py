@@ -131,7 +131,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
     """
     shapes = encoder_shapes(encoder, token_ids)
     model = _shape("B, T, d_model", shapes["embedded"])
-    fig, ax = plt.subplots(figsize=(8.6, 6.8))
+    fig, ax = plt.subplots(figsize=(8.2, 6.8))
     ax.set_xlim(0, 10.5)
     ax.set_ylim(0, 10)
     ax.axis("off")
@@ -202,7 +202,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
         5.45,
         9.5,
         f"inside encoder layer 1 ({norm})",
-        fontsize=9,
+        fontsize=9.5,
         color=BLUE,
         va="center",
     )

@@ -76,20 +76,16 @@ def head_split_figure(
         for i in range(h)
         for _ in range(d_k)
     ]
-    fig = plt.figure(figsize=(14, 3.8))
-    # the columns between the panels hold the name of each step
-    gap = 0.45 * d_model
-    ratios = [d_model, gap, 2 * d_k, gap, d_model, gap, d_model, gap, d_model]
-    grid = fig.add_gridspec(
-        h,
-        9,
-        width_ratios=ratios,
-        wspace=0.05,
-        top=0.8,
-        bottom=0.12,
-        left=0.03,
-        right=0.99,
-    )
+    # three rows at one scale (u inches per cell): Q -> heads; joined;
+    # W_O -> output. Same-shaped tensors line up in the right column.
+    u, width, height = 0.12, 6.5, 5.7
+    fig = plt.figure(figsize=(width, height))
+    right = 4.0  # where the right column starts, in inches
+
+    def axes_at(x: float, top: float, w: float, h_: float):
+        """Axes whose top-left corner is x inches in, top inches down."""
+        box = [x / width, 1 - (top + h_) / height, w / width, h_ / height]
+        return fig.add_axes(box)
 
     def panel(
         ax,
@@ -98,70 +94,84 @@ def head_split_figure(
         xlabel: str = "",
         ylabel: str = "",
     ) -> None:
-        ax.imshow(image.numpy(), interpolation="nearest")
+        ax.imshow(image.numpy(), interpolation="nearest", aspect="auto")
         ax.set_title(title, fontsize=9)
         ax.set_xlabel(xlabel, fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
         ax.set_xticks([])
         ax.set_yticks([])
 
-    tensors = {
-        0: (
+    rows = [0.5, 2.05, 3.6]  # the top of each row's panels
+    W_O_width = min(d_model * u, right - 1.6)
+    middle = rows[2] + W_O_width / 2
+    tensors = [
+        (
+            (0.35, rows[0], d_model * u, T * u),
             projected,
             by_head,
             "1. Q = W_Q(x): (T, d_model)",
             "columns coloured by head",
             "positions",
         ),
-        4: (
+        (
+            (right, rows[1], d_model * u, T * u),
             combined,
             by_head,
             "3. heads joined: (T, h·d_k)",
             "each head in its own columns",
             "",
         ),
-        6: (
+        (
+            (right - 0.45 - W_O_width, rows[2], W_O_width, W_O_width),
             W_O,
             by_head,
             "4. W_O: (d_model, d_model)",
             "row i makes output feature i",
             "output features",
         ),
-        8: (
+        (
+            (right, rows[2] + (W_O_width - T * u) / 2, d_model * u, T * u),
             output,
             [MIXED] * d_model,
             "5. output: (T, d_model)",
             "every feature mixes all heads",
             "",
         ),
-    }
-    for column, (tensor, colours, title, xlabel, ylabel) in tensors.items():
+    ]
+    for box, tensor, colours, title, xlabel, ylabel in tensors:
         panel(
-            fig.add_subplot(grid[:, column]),
+            axes_at(*box),
             tinted(tensor, colours),
             f"{title}\n= {tuple(tensor.shape)}",
             xlabel,
             ylabel,
         )
+    head_width = min(d_k * u, (width - right - 0.1) / h - u)
     for i in range(h):
-        ax = fig.add_subplot(grid[i, 2])
-        panel(ax, tinted(split[i], [HEAD_COLOURS[i % len(HEAD_COLOURS)]] * d_k))
-        ax.text(
-            -0.6, (T - 1) / 2, f"head {i}", fontsize=7, ha="right", va="center"
-        )
+        x = right + i * (head_width + u)
+        ax = axes_at(x, rows[0], head_width, T * u)
+        colour = HEAD_COLOURS[i % len(HEAD_COLOURS)]
+        panel(ax, tinted(split[i], [colour] * d_k), xlabel=f"head {i}")
         if i == 0:
             ax.set_title(
                 f"2. split_heads(Q): (h, T, d_k)\n= {tuple(split.shape)}",
                 fontsize=9,
+                loc="left",
             )
-    steps = {
-        1: "view,\ntranspose",
-        3: "attention\nin each head,\ncombine_heads",
-        5: "× W_Oᵀ",
-        7: "=",
-    }
-    for column, step in steps.items():
-        ax = fig.add_subplot(grid[:, column])
+    steps = [
+        (
+            (0.35 + d_model * u, rows[0], right - 0.35 - d_model * u, T * u),
+            "view,\ntranspose",
+        ),
+        (
+            (0.35, rows[1], right - 0.35, T * u),
+            "attention\nin each head,\ncombine_heads",
+        ),
+        ((0, middle - 0.3, right - 0.45 - W_O_width, 0.6), "× W_Oᵀ"),
+        ((right - 0.45, middle - 0.3, 0.45, 0.6), "="),
+    ]
+    for box, step in steps:
+        ax = axes_at(*box)
         ax.axis("off")
         ax.text(
             0.5,
