@@ -13,6 +13,7 @@ from torch import nn
 from tutorial_code.validation import (
     check_attention_inputs,
     check_attention_mask,
+    check_counts,
     check_width,
 )
 
@@ -92,6 +93,7 @@ class SelfAttention(nn.Module):
     def __init__(self, d_model: int, d_k: int | None = None) -> None:
         super().__init__()
         d_k = d_model if d_k is None else d_k
+        check_counts(d_model=d_model, d_k=d_k)
         self.d_model = d_model
         self.W_Q = nn.Linear(d_model, d_k, bias=False)
         self.W_K = nn.Linear(d_model, d_k, bias=False)

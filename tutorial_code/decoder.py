@@ -12,6 +12,11 @@ from tutorial_code.encoder import EncoderLayer
 from tutorial_code.feed_forward import FeedForward
 from tutorial_code.masks import merge_masks
 from tutorial_code.multi_head import MultiHeadAttention
+from tutorial_code.validation import (
+    check_counts,
+    check_flags,
+    check_probabilities,
+)
 
 # --8<-- [end:imports]
 
@@ -49,6 +54,9 @@ class DecoderLayer(nn.Module):
         norm_first: bool = False,
     ) -> None:
         super().__init__()
+        check_counts(d_model=d_model, num_heads=num_heads, d_ff=d_ff)
+        check_flags(norm_first=norm_first)
+        check_probabilities(dropout=dropout)
         self.norm_first = norm_first
         self.self_attention = MultiHeadAttention(
             d_model, num_heads, dropout=dropout
@@ -135,6 +143,15 @@ class Transformer(nn.Module):
         norm_first: bool = False,
     ) -> None:
         super().__init__()
+        check_counts(
+            d_model=d_model,
+            num_heads=num_heads,
+            num_encoder_layers=num_encoder_layers,
+            num_decoder_layers=num_decoder_layers,
+            d_ff=d_ff,
+        )
+        check_flags(norm_first=norm_first)
+        check_probabilities(dropout=dropout)
         self.encoder_layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
             for _ in range(num_encoder_layers)
@@ -180,7 +197,21 @@ class Transformer(nn.Module):
         source_is_real: torch.Tensor | None = None,
         target_is_real: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Encode, then decode; `source_mask` also masks cross-attention."""
+        """Encode, then decode; `source_mask` also masks cross-attention.
+
+        Raises:
+            ValueError: If `source_mask` masks per query, (S, S): cross-
+                attention's queries are the target's, so it must mask keys
+                only, (B, 1, 1, S), as padding does.
+        """
+        if source_mask is not None and source_mask.dim() >= 2:
+            if source_mask.size(-2) != 1:  # a query axis: not for T queries
+                raise ValueError(
+                    "source_mask must mask keys only, (B, 1, 1, S), since "
+                    "cross-attention reads it too; got shape "
+                    f"{tuple(source_mask.shape)}. Mask the encoder alone "
+                    "with model.encode(source, source_mask)"
+                )
         source_mask = merge_masks(source_mask, source_is_real, source, source)
         target_mask = merge_masks(target_mask, target_is_real, target, target)
         memory = self.encode(source, source_mask)

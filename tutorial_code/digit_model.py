@@ -14,8 +14,16 @@ from torch import nn
 from tqdm import tqdm
 
 from tutorial_code.encoder import EncoderLayer
+from tutorial_code.modes import in_eval_mode
 from tutorial_code.positional import positional_encoding
-from tutorial_code.validation import check_counts, check_numbers, check_positive
+from tutorial_code.validation import (
+    check_count,
+    check_counts,
+    check_flags,
+    check_numbers,
+    check_positive,
+    check_probabilities,
+)
 
 # --8<-- [end:imports]
 # isort: split
@@ -60,6 +68,16 @@ class DigitModel(nn.Module):
         positional: str = "learned",
     ) -> None:
         super().__init__()
+        check_counts(
+            d_model=d_model,
+            num_heads=num_heads,
+            d_ff=d_ff,
+            num_layers=num_layers,
+            max_len=max_len,
+            num_outputs=num_outputs,
+        )
+        check_flags(norm_first=norm_first)
+        check_probabilities(dropout=dropout)
         # one number -> one token vector
         self.input_projection = nn.Linear(1, d_model)
         self.positions = positional_encoding(positional, d_model, max_len)
@@ -120,17 +138,17 @@ def learning_rate_factor(
         raise ValueError(
             f"schedule must be one of {SCHEDULES}, got {schedule!r}"
         )
-    if step < 0 or warmup_steps < 0:
-        raise ValueError(
-            f"step={step} and warmup_steps={warmup_steps} must be >= 0"
-        )
+    check_count(step, "step", minimum=0)
+    check_count(steps, "steps")
+    check_count(warmup_steps, "warmup_steps", minimum=0)
     if step < warmup_steps:
         return (step + 1) / warmup_steps
     if schedule == "inverse_sqrt":
         return math.sqrt(max(1, warmup_steps) / (step + 1))
     if schedule == "cosine":
         progress = (step - warmup_steps) / max(1, steps - 1 - warmup_steps)
-        return 0.5 * (1 + math.cos(math.pi * progress))
+        # past the last step it stays at 0 (cos would climb back up)
+        return 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
     return 1.0
 
 
@@ -241,6 +259,7 @@ def train_digit_model(
     return TrainResult(model.eval(), losses, eval_loss, seconds)
 
 
+@in_eval_mode  # dropout off; the caller's mode restored
 def evaluate(
     model: DigitModel, batches: Batches, loss_fn: nn.Module, seq_len: int = 8
 ) -> float:
@@ -249,7 +268,6 @@ def evaluate(
     inputs, targets = batches(
         1024, seq_len, torch.Generator().manual_seed(1234)
     )
-    model.eval()  # dropout off: predictions are deterministic
     with torch.no_grad():
         prediction, _ = model(inputs)
     return loss_fn(prediction, targets).item()

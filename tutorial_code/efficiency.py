@@ -27,6 +27,7 @@ class FusedQKVAttention(EfficientMultiHeadAttention):
     """
 
     def __init__(self, d_model: int, num_heads: int) -> None:
+        check_counts(d_model=d_model, num_heads=num_heads)
         super().__init__(d_model, num_heads)
         del self.W_Q, self.W_K, self.W_V
         self.W_QKV = nn.Linear(d_model, 3 * d_model)
@@ -102,6 +103,7 @@ def padding_fraction(
 
 def realistic_lengths(count: int = 20_000, seed: int = 0) -> list[int]:
     """Sentence-like lengths: log-normal, median about 40, clipped to 4..512."""
+    check_counts(count=count)
     generator = torch.Generator().manual_seed(seed)
     lengths = (
         torch.exp(torch.randn(count, generator=generator) * 0.6 + 3.7)

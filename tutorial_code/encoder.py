@@ -9,7 +9,13 @@ from tutorial_code.feed_forward import FeedForward
 from tutorial_code.masks import merge_masks
 from tutorial_code.multi_head import MultiHeadAttention
 from tutorial_code.positional import positional_encoding
-from tutorial_code.validation import check_token_ids
+from tutorial_code.validation import (
+    check_count,
+    check_counts,
+    check_flags,
+    check_probabilities,
+    check_token_ids,
+)
 
 # --8<-- [end:imports]
 
@@ -40,6 +46,9 @@ class EncoderLayer(nn.Module):
         norm_first: bool = False,
     ) -> None:
         super().__init__()
+        check_counts(d_model=d_model, num_heads=num_heads, d_ff=d_ff)
+        check_flags(norm_first=norm_first)
+        check_probabilities(dropout=dropout)
         self.norm_first = norm_first
         self.attention = MultiHeadAttention(d_model, num_heads, dropout=dropout)
         self.feed_forward = FeedForward(d_model, d_ff, dropout=dropout)
@@ -105,6 +114,16 @@ class Encoder(nn.Module):
         pad_id: int | None = None,
     ) -> None:
         super().__init__()
+        check_counts(
+            vocab_size=vocab_size,
+            d_model=d_model,
+            num_heads=num_heads,
+            d_ff=d_ff,
+            num_layers=num_layers,
+            max_len=max_len,
+        )
+        check_flags(norm_first=norm_first)
+        check_probabilities(dropout=dropout)
         self.d_model = d_model
         self.vocab_size = vocab_size
         self.pad_id = pad_id
@@ -165,10 +184,7 @@ class EncoderClassifier(nn.Module):
 
     def __init__(self, encoder: Encoder, num_classes: int) -> None:
         super().__init__()
-        if num_classes < 2:
-            raise ValueError(
-                f"num_classes must be at least 2, got {num_classes}"
-            )
+        check_count(num_classes, "num_classes", minimum=2)  # two or more
         self.encoder = encoder
         self.head = nn.Linear(encoder.d_model, num_classes)
 

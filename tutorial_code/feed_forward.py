@@ -4,7 +4,11 @@
 import torch
 from torch import nn
 
-from tutorial_code.validation import check_width
+from tutorial_code.validation import (
+    check_counts,
+    check_probabilities,
+    check_width,
+)
 
 # --8<-- [end:imports]
 
@@ -23,6 +27,8 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
         super().__init__()
+        check_counts(d_model=d_model, d_ff=d_ff)
+        check_probabilities(dropout=dropout)
         self.linear1 = nn.Linear(d_model, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)

@@ -22,7 +22,13 @@ from tutorial_code.grouped_query import (
 )
 from tutorial_code.layer_norm import LayerNorm
 from tutorial_code.positional import LearnedPositionalEncoding
-from tutorial_code.validation import check_token_ids, check_width
+from tutorial_code.validation import (
+    check_counts,
+    check_flags,
+    check_probabilities,
+    check_token_ids,
+    check_width,
+)
 
 # --8<-- [end:imports]
 
@@ -41,6 +47,7 @@ class GELUFeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int) -> None:
         super().__init__()
+        check_counts(d_model=d_model, d_ff=d_ff)
         self.linear1 = nn.Linear(d_model, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)
 
@@ -79,6 +86,8 @@ class GPT2Block(nn.Module):
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
+        check_counts(d_model=d_model, num_heads=num_heads, d_ff=d_ff)
+        check_probabilities(dropout=dropout)
         self.norm1 = LayerNorm(d_model, eps)
         self.attention = GroupedQueryAttention(
             d_model,
@@ -140,10 +149,19 @@ class GPT2Model(nn.Module):
         tie_embeddings: bool = True,
     ) -> None:
         super().__init__()
+        check_counts(
+            vocab_size=vocab_size,
+            d_model=d_model,
+            num_layers=num_layers,
+            num_heads=num_heads,
+            max_len=max_len,
+        )
+        check_flags(tie_embeddings=tie_embeddings)
+        check_probabilities(dropout=dropout)
         self.embedding = nn.Embedding(vocab_size, d_model)
         self.positions = LearnedPositionalEncoding(d_model, max_len)
         self.dropout = nn.Dropout(dropout)
-        d_ff = d_ff or 4 * d_model
+        d_ff = 4 * d_model if d_ff is None else d_ff
         block = (d_model, num_heads, d_ff, eps, dropout)
         layers = [GPT2Block(*block) for _ in range(num_layers)]
         self.layers = nn.ModuleList(layers)

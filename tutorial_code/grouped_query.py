@@ -23,9 +23,12 @@ from tutorial_code.masks import causal_mask
 from tutorial_code.multi_head import combine_heads, split_heads
 from tutorial_code.rotary import PAIRINGS, apply_rotary
 from tutorial_code.validation import (
+    check_cache_append,
     check_counts,
+    check_flags,
     check_padding_mask,
     check_positive,
+    check_probabilities,
     check_width,
 )
 
@@ -68,12 +71,7 @@ class KVCache:
         self, K: torch.Tensor, V: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Add the keys and values of n new positions; return all t + n."""
-        if self.keys is not None and K.shape[:2] != self.keys.shape[:2]:
-            raise ValueError(
-                f"the cache holds keys of {tuple(self.keys.shape[:2])} (B, "
-                f"h_kv), the new ones are {tuple(K.shape[:2])}: start a new "
-                "cache for a new batch"
-            )
+        check_cache_append(self.keys, K, V)
         if self.keys is not None:
             K = torch.cat([self.keys, K], dim=2)  # (B, h_kv, t + n, d_k)
             V = torch.cat([self.values, V], dim=2)
@@ -87,8 +85,9 @@ def layer_caches(
     """One cache per layer: `cache`, a model's list, checked, or Nones.
 
     Raises:
-        TypeError: If `cache` is not a list.
-        ValueError: If `cache` does not hold one cache per layer.
+        TypeError: If `cache` is not a list of this module's `KVCache`.
+        ValueError: If `cache` does not hold one cache per layer, or holds
+            one cache twice.
     """
     if cache is None:
         return [None] * num_layers
@@ -100,6 +99,18 @@ def layer_caches(
     if len(cache) != num_layers:
         got = f"{len(cache)} caches for {num_layers} layers"
         raise ValueError(f"cache holds {got}: start one with model.new_cache()")
+    for layer in cache:
+        if not isinstance(layer, KVCache):
+            raise TypeError(
+                "cache must hold one grouped_query.KVCache per layer, got "
+                f"{type(layer).__module__}.{type(layer).__name__}: start one "
+                "with model.new_cache()"
+            )
+    if len({id(layer) for layer in cache}) < num_layers:  # [KVCache()] * n
+        raise ValueError(
+            "cache holds the same KVCache for several layers, so each would "
+            "read the others' keys: start one with model.new_cache()"
+        )
     return cache
 
 
@@ -196,9 +207,11 @@ class GroupedQueryAttention(nn.Module):
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
+        check_flags(bias=bias)
+        check_probabilities(dropout=dropout)
         num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
         _check_heads(d_model, num_heads, num_kv_heads, head_dim)
-        d_k = head_dim or d_model // num_heads
+        d_k = d_model // num_heads if head_dim is None else head_dim
         _check_rotary(d_k, rope_base, rope_pairing)
         self.d_model, self.num_heads = d_model, num_heads
         self.num_kv_heads, self.head_dim = num_kv_heads, d_k

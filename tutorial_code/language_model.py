@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from tutorial_code.encoder import EncoderLayer
 from tutorial_code.masks import causal_mask
+from tutorial_code.modes import in_eval_mode
 from tutorial_code.multi_head import (
     EfficientMultiHeadAttention,
     combine_heads,
@@ -27,8 +28,11 @@ from tutorial_code.validation import (
     check_cache_step,
     check_count,
     check_counts,
+    check_flags,
     check_positive,
+    check_probabilities,
     check_sampling,
+    check_share,
     check_token_ids,
 )
 
@@ -87,6 +91,9 @@ def split(
     ids: torch.Tensor, held_out: float = 0.1
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The first 90 % for training, the last 10 % held out (one block)."""
+    check_share(held_out, "held_out")
+    if held_out == 0:
+        raise ValueError("held_out must be above 0, got 0: nothing held out")
     cut = int(len(ids) * (1 - held_out))
     return ids[:cut], ids[cut:]
 
@@ -151,6 +158,15 @@ class CharTransformer(nn.Module):
         embedding_std: float | None = None,
     ) -> None:
         super().__init__()
+        check_counts(
+            vocab_size=vocab_size,
+            d_model=d_model,
+            num_heads=num_heads,
+            num_layers=num_layers,
+            context=context,
+        )
+        check_flags(fused_attention=fused_attention, tie_weights=tie_weights)
+        check_probabilities(dropout=dropout)
         check_positive(embedding_std=embedding_std)
         self.context = context
         self.embedding = nn.Embedding(vocab_size, d_model)
@@ -299,11 +315,11 @@ def trained_language_model(
     )
 
 
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def bits_per_character(model: CharTransformer, ids: torch.Tensor) -> float:
     """Mean bits per character of `ids`, in windows of the model's context."""
     check_count(len(ids), "len(ids)", minimum=model.context + 1)
-    model.eval()
     usable = (len(ids) - 1) // model.context * model.context
     inputs = ids[:usable].view(-1, model.context)
     targets = ids[1 : usable + 1].view(-1, model.context)
@@ -365,6 +381,7 @@ class KVCache:
         return self.keys[0].size(2) if self.keys else 0
 
 
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def forward_with_cache(
     model: CharTransformer,
@@ -375,7 +392,7 @@ def forward_with_cache(
     """The last n logits of `model(all tokens)`, from `tokens` (B, n) and cache.
 
     Args:
-        model: An eval-mode `CharTransformer`.
+        model: A `CharTransformer`, run in eval mode.
         cache: The earlier positions; updated in place.
         position_offset: Defaults to `cache.length`, the only right value;
             anything else shifts the position vectors (a bug).
@@ -453,6 +470,7 @@ def top_p_filter(logits: torch.Tensor, top_p: float) -> torch.Tensor:
 
 
 # --8<-- [start:generate]
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def generate(
     model: CharTransformer,
@@ -481,7 +499,6 @@ def generate(
     if top_p is not None:
         # refuses a bad top_p before the first step
         top_p_filter(torch.zeros(1), top_p)
-    model.eval()
     ids, cache = prompt.clone(), None
     for _ in range(new_tokens):
         window = ids[-model.context :].unsqueeze(0)  # (1, t)

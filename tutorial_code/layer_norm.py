@@ -4,6 +4,8 @@
 import torch
 from torch import nn
 
+from tutorial_code.validation import check_counts, check_positive, check_width
+
 # --8<-- [end:imports]
 
 
@@ -23,6 +25,8 @@ class LayerNorm(nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
+        check_counts(d_model=d_model)
+        check_positive(eps=eps)
         self.eps = eps
         # the learned scale (gamma)
         self.weight = nn.Parameter(torch.ones(d_model))
@@ -31,20 +35,18 @@ class LayerNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return the normalized, scaled and shifted vectors, shaped as `x`."""
-        d_model = self.weight.numel()
-        if x.size(-1) != d_model:
-            got = x.size(-1)
-            raise ValueError(
-                f"x must end with d_model={d_model} features, got {got}"
-            )
+        check_width(x, self.weight.numel(), dims=None)  # any leading axes
+        # at least float32, as nn.LayerNorm computes float16 inside
+        h = x.to(torch.promote_types(x.dtype, torch.float32))
         # (..., 1): one mean per token vector
-        mean = x.mean(dim=-1, keepdim=True)
+        mean = h.mean(dim=-1, keepdim=True)
         # The biased variance (divide by d_model, not d_model - 1), as
         # nn.LayerNorm.
-        variance = x.var(dim=-1, unbiased=False, keepdim=True)  # (..., 1)
+        variance = h.var(dim=-1, unbiased=False, keepdim=True)  # (..., 1)
         # mean 0, variance 1
-        normalized = (x - mean) / torch.sqrt(variance + self.eps)
-        return normalized * self.weight + self.bias  # (..., d_model)
+        normalized = (h - mean) / torch.sqrt(variance + self.eps)
+        scaled = normalized * self.weight + self.bias  # (..., d_model)
+        return scaled.to(x.dtype)  # as nn.LayerNorm: float16 stays float16
 
 
 # --8<-- [end:layer_norm]

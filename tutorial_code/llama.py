@@ -28,11 +28,15 @@ from tutorial_code.language_model import (
     random_windows,
     split,
 )
+from tutorial_code.modes import in_eval_mode
 from tutorial_code.rms_norm import RMSNorm
 from tutorial_code.swiglu import SwiGLU
 from tutorial_code.validation import (
     check_count,
+    check_counts,
+    check_flags,
     check_generating_model,
+    check_probabilities,
     check_token_ids,
 )
 
@@ -72,6 +76,13 @@ class LlamaBlock(nn.Module):
         attention_dropout: float = 0.0,
     ) -> None:
         super().__init__()
+        check_counts(
+            d_model=d_model,
+            num_heads=num_heads,
+            num_kv_heads=num_kv_heads,
+            d_ff=d_ff,
+        )
+        check_probabilities(attention_dropout=attention_dropout)
         self.attention_norm = RMSNorm(d_model, eps)
         self.attention = GroupedQueryAttention(
             d_model,
@@ -134,6 +145,16 @@ class LlamaModel(nn.Module):
         attention_dropout: float = 0.0,
     ) -> None:
         super().__init__()
+        check_counts(
+            vocab_size=vocab_size,
+            d_model=d_model,
+            num_layers=num_layers,
+            num_heads=num_heads,
+            num_kv_heads=num_kv_heads,
+            d_ff=d_ff,
+        )
+        check_flags(tie_embeddings=tie_embeddings)
+        check_probabilities(attention_dropout=attention_dropout)
         self.embedding = nn.Embedding(vocab_size, d_model)
         block = (
             d_model,
@@ -181,6 +202,7 @@ class LlamaModel(nn.Module):
 
 
 # --8<-- [start:greedy_generate]
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def greedy_generate(
     model: nn.Module,
@@ -229,6 +251,7 @@ def greedy_generate(
 
 
 # --8<-- [start:train_next_character]
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def held_out_bpc(
     model: nn.Module, ids: torch.Tensor, context: int = 64
@@ -247,7 +270,6 @@ def held_out_bpc(
     """
     check_count(context, "context")
     check_count(len(ids), "len(ids)", minimum=context + 1)
-    model.eval()
     usable = (len(ids) - 1) // context * context
     inputs = ids[:usable].view(-1, context)  # (windows, context)
     targets = ids[1 : usable + 1].view(-1, context)  # the next characters
@@ -289,9 +311,8 @@ def train_next_character(
     def factor(step: int) -> float:  # linear warm-up, then cosine decay to 0
         if step < warmup:
             return (step + 1) / warmup
-        return 0.5 * (
-            1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup))
-        )
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        return 0.5 * (1 + math.cos(math.pi * progress))  # 0 after the end
 
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
     model.train()

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.validation import (
     check_counts,
+    check_flags,
     check_float_tensors,
     check_window_cache,
 )
@@ -40,6 +41,7 @@ def band_mask(
                 [0, 0, 1, 1]], dtype=torch.int32)
     """
     check_counts(length=length, window=window)
+    check_flags(causal=causal)
     position = torch.arange(length, device=device)  # (T,)
     # (T, T): query t minus key s
     distance = position[:, None] - position[None, :]
@@ -69,6 +71,7 @@ def dilated_mask(
         tensor([0, 0, 1, 0, 1], dtype=torch.int32)
     """
     check_counts(length=length, window=window, dilation=dilation)
+    check_flags(causal=causal)
     position = torch.arange(length, device=device)  # (T,)
     # (T, T): query t minus key s
     distance = position[:, None] - position[None, :]

@@ -3,7 +3,7 @@
 # --8<-- [start:imports]
 import torch
 
-from tutorial_code.validation import describe
+from tutorial_code.validation import check_count, describe
 
 # --8<-- [end:imports]
 
@@ -39,8 +39,7 @@ def padding_mask(
         raise ValueError(f"lengths must be >= 0, got {lengths.tolist()}")
     if max_len is None:
         max_len = int(lengths.max()) if lengths.numel() else 0
-    if max_len < 0:
-        raise ValueError(f"max_len must be >= 0, got {max_len}")
+    check_count(max_len, "max_len", minimum=0)
     if (lengths > max_len).any():
         raise ValueError(
             f"a length in {lengths.tolist()} exceeds max_len={max_len}"

@@ -10,7 +10,12 @@ from torch import nn
 
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import merge_masks
-from tutorial_code.validation import check_attention_mask
+from tutorial_code.validation import (
+    check_attention_mask,
+    check_counts,
+    check_flags,
+    check_probabilities,
+)
 
 # --8<-- [end:imports]
 
@@ -100,7 +105,10 @@ class MultiHeadAttention(nn.Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        if num_heads < 1 or d_model % num_heads != 0:
+        check_counts(d_model=d_model, num_heads=num_heads)
+        check_flags(bias=bias)
+        check_probabilities(dropout=dropout)
+        if d_model % num_heads != 0:
             raise ValueError(
                 f"d_model={d_model} must be divisible by "
                 f"num_heads={num_heads}; "

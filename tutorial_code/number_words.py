@@ -16,6 +16,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from tutorial_code.modes import in_eval_mode
 from tutorial_code.reverse_task import Seq2SeqModel
 from tutorial_code.validation import check_count
 
@@ -100,13 +101,13 @@ def split_numbers(seed: int = 0) -> tuple[list[int], list[int]]:
 
 
 # --8<-- [start:write]
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def write_words(
     model: Seq2SeqModel, numbers: list[int], max_len: int = 30
 ) -> list[str]:
     """Greedy decoding: each number's words, one likeliest token at a time."""
     check_count(max_len, "max_len")
-    model.eval()
     source = encode_digits(numbers)  # (B, 3)
     written = torch.full((len(numbers), 1), START)  # (B, 1)
     for _ in range(max_len):

@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from tutorial_code.encoder import Encoder
+from tutorial_code.modes import in_eval_mode
 from tutorial_code.validation import check_count, check_targets, check_token_ids
 
 # --8<-- [end:imports]
@@ -122,8 +123,12 @@ class EncoderTagger(nn.Module):
 
     def __init__(self, encoder: Encoder, num_tags: int) -> None:
         super().__init__()
-        if num_tags < 2:
-            raise ValueError(f"num_tags must be at least 2, got {num_tags}")
+        check_count(num_tags, "num_tags", minimum=2)
+        if encoder.pad_id is None:  # padding would move every token's tags
+            raise ValueError(
+                "the encoder has no pad_id, so its tokens attend to padding: "
+                "build it with Encoder(..., pad_id=PAD)"
+            )
         self.encoder = encoder
         self.head = nn.Linear(encoder.d_model, num_tags)
 
@@ -137,6 +142,7 @@ class EncoderTagger(nn.Module):
 
 
 # --8<-- [start:accuracy]
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def accuracy(
     model: nn.Module,
@@ -161,7 +167,6 @@ def accuracy(
         >>> round(accuracy(Ones(), token_labels, tokens), 4)
         0.3333
     """
-    model.eval()
     targets = labels(tokens)  # (B,) or (B, T)
     logits = model(tokens)  # (B, C) or (B, T, C)
     check_targets(logits, targets, IGNORE)  # the labels fit the model's kind

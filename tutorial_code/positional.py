@@ -25,10 +25,10 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
         >>> sinusoidal_table(max_len=4, d_model=2)[:, 0]  # sin(pos)
         tensor([0.0000, 0.8415, 0.9093, 0.1411])
     """
-    if max_len < 1 or d_model < 2 or d_model % 2:
+    check_counts(max_len=max_len, d_model=d_model)
+    if d_model % 2:
         raise ValueError(
-            f"need max_len >= 1 and an even d_model >= 2, "
-            f"got {max_len=}, {d_model=}"
+            f"d_model must be even (sines and cosines in pairs), got {d_model}"
         )
     # (max_len, 1)
     position = torch.arange(max_len, dtype=torch.float32)[:, None]
@@ -55,8 +55,11 @@ def shift_rotation(k: int, d_model: int) -> torch.Tensor:
         >>> torch.allclose(moved, table[5:], atol=1e-5)
         True
     """
-    if d_model < 2 or d_model % 2:
-        raise ValueError(f"need an even d_model >= 2, got d_model={d_model}")
+    check_counts(d_model=d_model)
+    if d_model % 2:
+        raise ValueError(
+            f"d_model must be even (sines and cosines in pairs), got {d_model}"
+        )
     exponent = torch.arange(0, d_model, 2) / d_model  # as in the table
     frequency = torch.exp(-math.log(10000.0) * exponent)  # (d_model/2,)
     cos, sin = torch.cos(k * frequency), torch.sin(k * frequency)
@@ -104,6 +107,7 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 512) -> None:
         super().__init__()
+        check_counts(d_model=d_model, max_len=max_len)
         # A buffer, not a parameter: it moves with .to(device) but is never
         # trained.
         table = sinusoidal_table(max_len, d_model)

@@ -7,7 +7,7 @@ import math
 import torch
 from torch import nn
 
-from tutorial_code.validation import check_counts
+from tutorial_code.validation import check_counts, check_flags
 
 # --8<-- [end:imports]
 
@@ -72,6 +72,12 @@ class RelativePositionBias(nn.Module):
         max_distance: int = 128,
     ) -> None:
         super().__init__()
+        check_counts(
+            num_heads=num_heads,
+            num_buckets=num_buckets,
+            max_distance=max_distance,
+        )
+        check_flags(bidirectional=bidirectional)
         check_counts(num_heads=num_heads)
         self.bidirectional = bidirectional
         self.num_buckets, self.max_distance = num_buckets, max_distance

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from tutorial_code.feed_forward import FeedForward
-from tutorial_code.validation import check_counts
+from tutorial_code.validation import check_counts, check_flags
 
 # --8<-- [end:imports]
 
@@ -21,6 +21,8 @@ class Block(nn.Module):
         self, d_model: int, residual: bool = True, norm: bool = True
     ) -> None:
         super().__init__()
+        check_counts(d_model=d_model)
+        check_flags(residual=residual, norm=norm)
         self.residual = residual
         self.feed_forward = FeedForward(d_model, 4 * d_model)
         self.norm = nn.LayerNorm(d_model) if norm else nn.Identity()
@@ -48,6 +50,7 @@ def gradient_norm_per_layer(
     `seed`; the loss is the mean squared error to a random target.
     """
     check_counts(num_layers=num_layers, d_model=d_model)
+    check_flags(residual=residual, norm=norm)
     torch.manual_seed(seed)
     stack = nn.Sequential(
         *(Block(d_model, residual, norm) for _ in range(num_layers))

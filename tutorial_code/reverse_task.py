@@ -16,9 +16,12 @@ from tqdm import tqdm
 
 from tutorial_code.decoder import Transformer
 from tutorial_code.masks import causal_mask
+from tutorial_code.modes import in_eval_mode
 from tutorial_code.positional import SinusoidalPositionalEncoding
 from tutorial_code.validation import (
     check_count,
+    check_counts,
+    check_probabilities,
     check_same_batch,
     check_share,
     check_token_ids,
@@ -40,6 +43,7 @@ def reversal_batch(
     generator: torch.Generator | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Random digit sequences and their reversals, both (B, seq_len) ids."""
+    check_counts(batch_size=batch_size, seq_len=seq_len)
     source = torch.randint(0, 10, (batch_size, seq_len), generator=generator)
     return source, source.flip(-1)
 
@@ -91,6 +95,15 @@ class Seq2SeqModel(nn.Module):
         embedding_scale: float = 1.0,
     ) -> None:
         super().__init__()
+        check_counts(
+            vocab_size=vocab_size,
+            d_model=d_model,
+            num_heads=num_heads,
+            num_layers=num_layers,
+            d_ff=d_ff,
+            max_len=max_len,
+        )
+        check_probabilities(dropout=dropout)
         # One embedding table for source and target. Its entries start with
         # variance 1, as large as the position vectors: no sqrt(d_model) factor.
         self.embedding = nn.Embedding(vocab_size, d_model)
@@ -130,13 +143,13 @@ class Seq2SeqModel(nn.Module):
 
 
 # --8<-- [start:greedy]
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def greedy_decode(
     model: Seq2SeqModel, source: torch.Tensor, length: int
 ) -> torch.Tensor:
     """Write `length` likeliest next tokens per source: (B, length), no BOS."""
     check_count(length, "length", minimum=0)
-    model.eval()
     written = source.new_full((source.size(0), 1), BOS)  # (B, 1): BOS
     for _ in range(length):
         # (B, t, V): a guess at every position
@@ -161,6 +174,7 @@ def sequence_accuracy(model: Seq2SeqModel, sequences: int = 512) -> float:
 
 
 # --8<-- [start:beam_search]
+@in_eval_mode  # dropout off; the caller's mode restored
 @torch.no_grad()
 def beam_search(
     model: Seq2SeqModel, source: torch.Tensor, length: int, beam_width: int
@@ -172,7 +186,6 @@ def beam_search(
     """
     check_count(length, "length", minimum=0)
     check_count(beam_width, "beam_width")
-    model.eval()
     B = source.size(0)
     drafts = source.new_full((B, 1, 1), BOS)  # (B, beams, t): BOS
     # (B, beams): total log-prob

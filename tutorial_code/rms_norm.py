@@ -4,7 +4,11 @@
 import torch
 from torch import nn
 
-from tutorial_code.validation import check_float_tensors
+from tutorial_code.validation import (
+    check_counts,
+    check_float_tensors,
+    check_positive,
+)
 
 # --8<-- [end:imports]
 
@@ -25,6 +29,8 @@ class RMSNorm(nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-6) -> None:
         super().__init__()
+        check_counts(d_model=d_model)
+        check_positive(eps=eps)
         self.eps = eps
         # the learned scale (gamma)
         self.weight = nn.Parameter(torch.ones(d_model))
@@ -38,9 +44,11 @@ class RMSNorm(nn.Module):
             raise ValueError(
                 f"x must end with d_model={d_model} features, got {got}"
             )
-        mean_square = x.pow(2).mean(dim=-1, keepdim=True)  # (..., 1); mean kept
-        # (..., d_model)
-        return x * torch.rsqrt(mean_square + self.eps) * self.weight
+        # at least float32, as nn.RMSNorm computes float16 inside
+        h = x.to(torch.promote_types(x.dtype, torch.float32))
+        mean_square = h.pow(2).mean(dim=-1, keepdim=True)  # (..., 1); mean kept
+        scaled = h * torch.rsqrt(mean_square + self.eps) * self.weight
+        return scaled.to(x.dtype)  # (..., d_model), as x: float16 stays
 
 
 # --8<-- [end:rms_norm]

@@ -29,12 +29,14 @@ def rotary_angles(
                 [1.0000, 0.0100],
                 [2.0000, 0.0200]])
     """
-    if head_dim < 2 or head_dim % 2:
+    check_count(seq_len, "seq_len", minimum=0)
+    check_count(offset, "offset", minimum=0)  # positions are whole numbers
+    check_count(head_dim, "head_dim")
+    check_positive(base=base)
+    if head_dim % 2:
         raise ValueError(
             f"head_dim must be even (RoPE turns pairs), got {head_dim}"
         )
-    check_count(seq_len, "seq_len", minimum=0)
-    check_count(offset, "offset", minimum=0)  # positions are whole numbers
     # Computed as transformers computes it, so that the angles agree to the
     # last bit.
     # 2i / d

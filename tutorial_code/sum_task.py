@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from tutorial_code.digit_model import DigitModel, TrainResult, train_digit_model
+from tutorial_code.modes import in_eval_mode
 from tutorial_code.validation import check_counts
 
 # --8<-- [end:imports]
@@ -141,9 +142,9 @@ def deep_stack_mse_per_seed(
 
 
 # --8<-- [start:predict]
+@in_eval_mode  # dropout off; the caller's mode restored
 def predict_sum(model: DigitModel, numbers: list[float]) -> float:
     """The model's estimate of `sum(numbers)`, scaled back, in eval mode."""
-    model.eval()
     with torch.no_grad():
         prediction, _ = model(torch.tensor([numbers], dtype=torch.float32))
     return prediction.item() * TARGET_SCALE

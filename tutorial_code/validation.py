@@ -213,6 +213,52 @@ def check_counts(**counts: int) -> None:
         check_count(value, what)
 
 
+def check_flags(**flags: bool) -> None:
+    """Refuse an on/off setting that is not True or False: the string
+    `'False'` is true, and would switch the setting on.
+
+    Raises:
+        TypeError: If a value is not a bool.
+
+    Examples:
+        >>> check_flags(causal="False")
+        Traceback (most recent call last):
+        ...
+        TypeError: causal must be True or False, got 'False' (str)
+    """
+    for what, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"{what} must be True or False, got {value!r} "
+                f"({type(value).__name__})"
+            )
+
+
+def check_probabilities(**values: float) -> None:
+    """Refuse a probability, such as a dropout rate, outside [0, 1].
+
+    Raises:
+        TypeError: If a value is not a number.
+        ValueError: If a value is not in [0, 1] (NaN included).
+
+    Examples:
+        >>> check_probabilities(dropout=1.5)
+        Traceback (most recent call last):
+        ...
+        ValueError: dropout must be a probability in [0, 1], got 1.5
+    """
+    for what, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(
+                f"{what} must be a probability in [0, 1], got {value!r} "
+                f"({type(value).__name__})"
+            )
+        if not 0 <= value <= 1:  # also refuses NaN
+            raise ValueError(
+                f"{what} must be a probability in [0, 1], got {value}"
+            )
+
+
 def check_positive(**values: float | None) -> None:
     """Refuse settings that are not finite numbers > 0; None (not used) passes.
 
@@ -373,11 +419,16 @@ def check_cache_step(
         position_offset: The position of the first new token.
 
     Raises:
-        TypeError: If `tokens` is not an integer tensor or `position_offset` not
-            an int.
+        TypeError: If `cache` is not chapter 12's `KVCache`, `tokens` is not an
+            integer tensor or `position_offset` not an int.
         ValueError: If an id is outside the vocabulary, the cache holds another
             batch size, or the new positions do not fit the model's context.
     """
+    if not isinstance(getattr(cache, "keys", None), list):
+        raise TypeError(
+            "cache must be a language_model.KVCache(), one for all the "
+            f"layers of a CharTransformer, got {describe(cache)}"
+        )
     check_token_ids(tokens, model.embedding.num_embeddings)
     batch, n = tokens.shape
     if cache.keys and cache.keys[0].size(0) != batch:
@@ -686,3 +737,56 @@ def check_torch_layer(
     )
     for name in attentions:
         check_torch_attention(getattr(torch_layer, name), f"{what}.{name}")
+
+
+def check_cache_append(
+    held: torch.Tensor | None, K: torch.Tensor, V: torch.Tensor
+) -> None:
+    """Refuse keys and values one layer's cache cannot append.
+
+    Args:
+        held: The keys the cache holds, (B, h_kv, t, d_k), or None.
+        K: New keys, (B, h_kv, n, d_k).
+        V: New values, (B, h_kv, n, d_k).
+
+    Raises:
+        TypeError: If `K` or `V` is not a floating-point tensor, or their dtype
+            or device differs from the held keys'.
+        ValueError: If `K` or `V` has not four axes, they differ in shape, or
+            (B, h_kv, d_k) differs from the held keys'.
+
+    Examples:
+        >>> K, V = torch.ones(1, 2, 3, 4), torch.ones(1, 2, 2, 4)
+        >>> check_cache_append(None, K, V)
+        Traceback (most recent call last):
+        ...
+        ValueError: K and V must have the same shape (B, h_kv, n, d_k), got
+        (1, 2, 3, 4) and (1, 2, 2, 4)
+    """
+    check_float_tensors(K=K, V=V)
+    for what, tensor in (("K", K), ("V", V)):
+        if tensor.dim() != 4:
+            raise ValueError(
+                f"{what} must have shape (B, h_kv, n, d_k), got shape "
+                f"{tuple(tensor.shape)}"
+            )
+    if K.shape != V.shape:
+        raise ValueError(
+            "K and V must have the same shape (B, h_kv, n, d_k), got "
+            f"{tuple(K.shape)} and {tuple(V.shape)}"
+        )
+    if held is None:
+        return
+    kept = (held.size(0), held.size(1), held.size(3))
+    if (K.size(0), K.size(1), K.size(3)) != kept:
+        raise ValueError(
+            f"the cache holds keys of (B, h_kv, d_k) = {kept}, the new ones "
+            f"are {(K.size(0), K.size(1), K.size(3))}: start a new cache for "
+            "a new batch or model"
+        )
+    if (K.dtype, K.device) != (held.dtype, held.device):
+        raise TypeError(
+            f"the cache holds {held.dtype} keys on {held.device}, the new ones "
+            f"are {K.dtype} on {K.device}: append keys of the same dtype and "
+            "device"
+        )

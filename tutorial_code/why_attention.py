@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from tutorial_code.validation import check_counts
+
 # --8<-- [end:imports]
 
 
@@ -41,6 +43,7 @@ def time_layers(
 
     `d_model` is the width of the token vectors and of the hidden state.
     """
+    check_counts(batch_size=batch_size, d_model=d_model)
     torch.manual_seed(0)
     recurrent = nn.RNN(d_model, d_model, batch_first=True)
     attention = nn.MultiheadAttention(d_model, num_heads=4, batch_first=True)
@@ -70,6 +73,7 @@ def gradient_reach(
         gradient of the last output with respect to input t, averaged over 16
         sequences, for freshly initialized layers.
     """
+    check_counts(seq_len=seq_len, d_model=d_model)
     torch.manual_seed(seed)
     recurrent = nn.RNN(d_model, d_model, batch_first=True)
     attention = nn.MultiheadAttention(d_model, num_heads=4, batch_first=True)

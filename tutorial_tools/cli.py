@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import io
 import os
 import sys
+import tokenize
 import types
 from pathlib import Path
 
@@ -46,6 +48,30 @@ def parameters(chapter: Chapter) -> dict[str, object]:
             except ValueError:
                 continue  # computed from the parameters above it
     return found
+
+
+def parameter_notes(chapter: Chapter) -> dict[str, str]:
+    """The comment after each parameter of the chapter's parameters cell (`STEPS = 300  # optimizer steps of the
+    reversal models`): what the option sets in that chapter, in its help."""
+    cell = section_text(script_path(chapter).read_text(encoding="utf-8"), PARAMETERS) or ""
+    notes = {}
+    for token in tokenize.generate_tokens(io.StringIO(cell).readline):
+        if token.type == tokenize.COMMENT:
+            name = token.line.split("=", 1)[0].strip()
+            if name.isidentifier() and token.line.lstrip().startswith(name):
+                notes[name] = token.string.lstrip("# ").strip()
+    return notes
+
+
+def version() -> str:
+    """The installed package's version, or that of the checkout's pyproject.toml."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("transformer-tutorial")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def chapters() -> dict[str, Chapter]:
@@ -108,18 +134,23 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
         epilog="Options of one chapter: transformer-tutorial CHAPTER --help. Exercises: transformer-tutorial "
         "exercise --list, transformer-tutorial exercise NAME, transformer-tutorial check NAME",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="chapter", metavar="CHAPTER", required=True)
     for command, chapter in found.items():
-        defaults = parameters(chapter)
+        defaults, notes = parameters(chapter), parameter_notes(chapter)
         sub = commands.add_parser(
             command, help=chapter.heading(), description=f"{chapter.heading()}. Source: {chapter.script}"
         )
         for option, (parameter, parse, meaning) in OPTIONS.items():
             # An option the chapter has no parameter for is still accepted, so main() can say why it does not apply.
+            meaning = notes.get(parameter, meaning)  # the chapter's own words: which models --steps sets
             shown = f"{meaning} (default {defaults[parameter]})" if parameter in defaults else argparse.SUPPRESS
             sub.add_argument(f"--{option}", type=parse, help=shown)
         sub.add_argument("--no-progress", action="store_true", help="no progress bar on standard error")
         sub.set_defaults(chapter_key=command)
+    # Listed for --help; run() hands them to their own parsers (tutorial_tools/exercises/commands.py).
+    commands.add_parser("exercise", help="write the starter file of a graded exercise; exercise --list: all of them")
+    commands.add_parser("check", help="grade your file of an exercise: check NAME [FILE]")
     return parser
 
 

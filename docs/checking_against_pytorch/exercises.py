@@ -16,7 +16,11 @@ EXERCISES = [
         ("multi_head_attention_from_torch",),
         "COPY_WEIGHTS",
         write=("copy_multi_head_attention_weights",),
-        imports="import torch\nfrom torch import nn\n\nfrom tutorial_code.multi_head import MultiHeadAttention\n",
+        imports="import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "from tutorial_code.multi_head import MultiHeadAttention\n"
+        "from tutorial_code.validation import check_torch_attention\n",
     ),
     Exercise(
         "mask-for-pytorch",

@@ -16,7 +16,8 @@ EXERCISES = [
         ("data",),
         "SHIFT_RIGHT",
         write=("shift_right",),
-        imports="import torch\n",
+        imports="import torch\n"
+        "from tutorial_code.validation import check_counts\n",
     ),
     Exercise(
         "decoder-layer",
@@ -49,8 +50,11 @@ EXERCISES = [
         ("beam_search",),
         "BEAM_SEARCH",
         write=("beam_search",),
-        imports="import torch\n\nfrom tutorial_code.reverse_task import BOS, Seq2SeqModel\n"
-        "from tutorial_code.validation import check_count\n",
+        imports="import torch\n"
+        "\n"
+        "from tutorial_code.reverse_task import BOS, Seq2SeqModel\n"
+        "from tutorial_code.validation import check_count\n"
+        "from tutorial_code.modes import in_eval_mode\n",
     ),
 ]
 

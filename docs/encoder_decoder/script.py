@@ -35,7 +35,7 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the data and the random inputs
-STEPS = 300  # optimizer steps of the model this chapter trains
+STEPS = 300  # optimizer steps of the reversal models (not of numbers in words)
 DEVICE = (
     "cpu"  # "cuda" on an NVIDIA GPU; the trained model comes back to the CPU
 )
@@ -400,7 +400,7 @@ fig = beam_tree(steps)
 # --8<-- [start:beam_under_trained]
 from tutorial_code.reverse_task import beam_against_greedy_per_seed
 
-few_steps = STEPS // 3  # under-trained: greedy decoding makes mistakes
+few_steps = max(1, STEPS // 3)  # under-trained: greedy decoding errs
 beam = beam_against_greedy_per_seed(
     few_steps, seeds, beam_width=4, device=DEVICE
 )

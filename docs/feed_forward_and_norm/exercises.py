@@ -27,9 +27,13 @@ EXERCISES = [
         ("encoder_layer",),
         "ENCODER_LAYER",
         write=("EncoderLayer.forward",),
-        imports="import torch\nfrom torch import nn\n\nfrom tutorial_code.feed_forward import FeedForward\n"
+        imports="import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "from tutorial_code.feed_forward import FeedForward\n"
         "from tutorial_code.masks import merge_masks\n"
-        "from tutorial_code.multi_head import MultiHeadAttention\n",
+        "from tutorial_code.multi_head import MultiHeadAttention\n"
+        "from tutorial_code.validation import check_counts, check_flags, check_probabilities\n",
     ),
     Exercise(
         "dropout-on-the-residual",
@@ -43,9 +47,13 @@ EXERCISES = [
             "x = x + self.dropout1(attended)\n            x = x + self.dropout2(",
             "x = self.dropout1(x) + attended\n            x = x + self.dropout2(",
         ),
-        imports="import torch\nfrom torch import nn\n\nfrom tutorial_code.feed_forward import FeedForward\n"
+        imports="import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "from tutorial_code.feed_forward import FeedForward\n"
         "from tutorial_code.masks import merge_masks\n"
-        "from tutorial_code.multi_head import MultiHeadAttention\n",
+        "from tutorial_code.multi_head import MultiHeadAttention\n"
+        "from tutorial_code.validation import check_counts, check_flags, check_probabilities\n",
     ),
 ]
 

@@ -14,6 +14,7 @@ from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_gradients,
     expect_same_in_training,
     first_output,
     generator,
@@ -88,11 +89,22 @@ def _dropout_mistakes(reference: nn.Module, x: torch.Tensor, p: float) -> list:
     ]  # fmt: skip
 
 
+def _check_feed_forward_gradients(learner: ModuleType) -> None:
+    reference = perturbed(feed_forward.FeedForward(8, 32), 5).eval()
+    ours = twin(learner.FeedForward, reference, 8, 32)
+    x = torch.randn(2, 5, 8, generator=generator(5))
+    expect_same_gradients(reference, ours, (x,), "FeedForward(8, 32)")
+
+
 FEED_FORWARD: Grader = [
     ("FeedForward.forward against the reference", _check_feed_forward),
     (
         "dropout on the hidden features, in training",
         _check_feed_forward_dropout,
+    ),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_feed_forward_gradients,
     ),
 ]
 

@@ -9,6 +9,7 @@ from tutorial_tools.exercises.exercise import Exercise
 KV_IMPORTS = (
     "from dataclasses import dataclass, field\n\nimport torch\n\n"
     "from tutorial_code.language_model import CharTransformer\nfrom tutorial_code.masks import causal_mask\n"
+    "from tutorial_code.modes import in_eval_mode\n"
     "from tutorial_code.multi_head import combine_heads, split_heads\n"
     "from tutorial_code.validation import check_cache_step\n"
 )

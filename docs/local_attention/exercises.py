@@ -6,9 +6,7 @@ grader must give (tests/unit/test_exercises.py)."""
 
 from tutorial_tools.exercises.exercise import Exercise
 
-LOCAL_IMPORTS = (
-    "import torch\n\nfrom tutorial_code.validation import check_counts\n"
-)
+LOCAL_IMPORTS = "import torch\n\nfrom tutorial_code.validation import check_counts, check_flags\n"
 
 EXERCISES = [
     Exercise(

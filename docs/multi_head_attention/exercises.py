@@ -44,7 +44,8 @@ EXERCISES = [
         imports="import torch\nfrom torch import nn\n\n"
         "from tutorial_code.attention import scaled_dot_product_attention\n"
         "from tutorial_code.masks import merge_masks\n"
-        "from tutorial_code.multi_head import combine_heads, split_heads\n",
+        "from tutorial_code.multi_head import combine_heads, split_heads\n"
+        "from tutorial_code.validation import check_counts, check_flags, check_probabilities\n",
     ),
 ]
 

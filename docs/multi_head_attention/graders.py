@@ -16,6 +16,7 @@ from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_gradients,
     generator,
     perturbed,
     seeded,
@@ -214,8 +215,19 @@ def _check_multi_head_error(learner: ModuleType) -> None:
     )
 
 
+def _check_multi_head_gradients(learner: ModuleType) -> None:
+    reference = perturbed(multi_head.MultiHeadAttention(16, 4), 5).eval()
+    ours = twin(learner.MultiHeadAttention, reference, 16, 4)
+    x = torch.randn(2, 5, 16, generator=generator(5))
+    expect_same_gradients(reference, ours, (x,), "MultiHeadAttention(16, 4)")
+
+
 MULTI_HEAD: Grader = [
     ("MultiHeadAttention.forward against the reference", _check_multi_head),
     ("dropout on the weights, in training", _check_multi_head_dropout),
     ("a clear error for the wrong width", _check_multi_head_error),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_multi_head_gradients,
+    ),
 ]

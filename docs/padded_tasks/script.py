@@ -83,9 +83,11 @@ def trained_classifier(seed: int, masked: bool = True) -> PaddedResult:
 
 result = trained_classifier(SEED)
 classifier = result.model
-first, last = result.losses[0], sum(result.losses[-20:]) / 20
+tail = result.losses[-20:]  # the last 20 steps, or all of a shorter run
+first, last = result.losses[0], sum(tail) / len(tail)
 print(
-    f"training loss: step 0 {first:.3f}, mean of the last 20 steps {last:.3f}"
+    f"training loss: step 0 {first:.3f}, "
+    f"mean of the last {len(tail)} steps {last:.3f}"
 )
 print(f"held-out sequences classified correctly: {result.accuracy:.1%}")
 # --8<-- [end:train]

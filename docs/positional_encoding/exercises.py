@@ -16,7 +16,10 @@ EXERCISES = [
         ("sinusoidal_table",),
         "SINUSOIDAL_TABLE",
         write=("sinusoidal_table",),
-        imports="import math\n\nimport torch\n",
+        imports="import math\n"
+        "\n"
+        "import torch\n"
+        "from tutorial_code.validation import check_counts\n",
     ),
     Exercise(
         "shift-rotation",
@@ -27,7 +30,10 @@ EXERCISES = [
         ("shift_rotation",),
         "SHIFT_ROTATION",
         write=("shift_rotation",),
-        imports="import math\n\nimport torch\n",
+        imports="import math\n"
+        "\n"
+        "import torch\n"
+        "from tutorial_code.validation import check_counts\n",
     ),
 ]
 

@@ -20,7 +20,9 @@ from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_gradients,
     generator,
+    perturbed,
     seeded,
     shape,
     twin,
@@ -357,6 +359,16 @@ def _check_attention_errors(learner: ModuleType) -> None:
     )
 
 
+def _check_attention_gradients(learner: ModuleType) -> None:
+    q, k, v = (torch.randn(2, 4, 6, generator=generator(s)) for s in (5, 6, 7))
+    expect_same_gradients(
+        scaled_dot_product_attention,
+        learner.scaled_dot_product_attention,
+        (q, k, v),
+        "scaled_dot_product_attention(query, key, value)",
+    )
+
+
 ATTENTION: Grader = [
     ("weights and output without a mask", _check_unmasked),
     ("boolean masks: causal, and padding", _check_boolean_mask),
@@ -364,6 +376,10 @@ ATTENTION: Grader = [
     ("a query whose keys are all masked", _check_fully_masked_row),
     ("dropout on the weights, in training", _check_dropout),
     ("clear errors for mismatched shapes and masks", _check_attention_errors),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_attention_gradients,
+    ),
 ]
 
 
@@ -443,7 +459,18 @@ def _check_self_attention_error(learner: ModuleType) -> None:
     )
 
 
+def _check_self_attention_gradients(learner: ModuleType) -> None:
+    reference = perturbed(attention.SelfAttention(8), 5)
+    ours = twin(learner.SelfAttention, reference, 8)
+    x = torch.randn(2, 5, 8, generator=generator(5))
+    expect_same_gradients(reference, ours, (x,), "SelfAttention(8)")
+
+
 SELF_ATTENTION: Grader = [
     ("SelfAttention.forward against the reference", _check_self_attention),
     ("a clear error for the wrong width", _check_self_attention_error),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_self_attention_gradients,
+    ),
 ]

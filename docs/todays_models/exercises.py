@@ -56,9 +56,9 @@ EXERCISES = [
 ]
 
 PLANTED = [  # (exercise, text of the reference solution, planted mistake, words of the hint it must get)
-    ("rms-norm", "x.pow(2).mean(dim=-1, keepdim=True)", "x.pow(2).mean()", "last axis only"),
-    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "x * torch.rsqrt(mean_square + self.eps)", "self.weight"),
-    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps)", "x / (mean_square + self.eps)", "root of the mean square"),
+    ("rms-norm", "h.pow(2).mean(dim=-1, keepdim=True)", "h.pow(2).mean()", "last axis only"),
+    ("rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "h * torch.rsqrt(mean_square + self.eps)", "self.weight"),
+    ("rms-norm", "h * torch.rsqrt(mean_square + self.eps)", "h / (mean_square + self.eps)", "root of the mean square"),
     ("apply-rotary", "turned_a = a * cos - b * sin  # (..., T, d/2)\n    turned_b = b * cos + a * sin", "turned_a = a * cos + b * sin  # (..., T, d/2)\n    turned_b = b * cos - a * sin", "wrong way"),
     ("apply-rotary", "rotary_angles(T, head_dim, base, offset)", "rotary_angles(T, head_dim, base)", "offset"),
     ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * F.silu(self.up(x))", "on the gate"),

@@ -14,6 +14,7 @@ from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_gradients,
     generator,
     perturbed,
     shape,
@@ -69,9 +70,58 @@ def _check_rms_norm_width(learner: ModuleType) -> None:
     )
 
 
+def _check_rms_norm_eps_and_half(learner: ModuleType) -> None:
+    # A large eps on small vectors shows whether eps is used, and where: under
+    # the root, added to the mean square.
+    for seed, eps in enumerate((0.5, 1e-3)):
+        reference = perturbed(rms_norm.RMSNorm(8, eps=eps), seed)
+        ours = twin(learner.RMSNorm, reference, 8, eps=eps)
+        x = 0.2 * torch.randn(2, 5, 8, generator=generator(seed))
+        with torch.no_grad():
+            expected, got = reference(x), call_on_copies(ours, x)
+        expect_same(
+            got,
+            expected,
+            f"RMSNorm(8, eps={eps})",
+            [
+                (
+                    x
+                    * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+                    * reference.weight,
+                    "use self.eps, the eps the module was built with",
+                ),
+                (
+                    x
+                    / (x.pow(2).mean(-1, keepdim=True).sqrt() + eps)
+                    * reference.weight,
+                    "add eps to the mean square, under the root",
+                ),
+            ],
+        )
+    # float16 in, float16 out, as nn.RMSNorm: compute in float32, convert back
+    reference = rms_norm.RMSNorm(8)
+    ours = twin(learner.RMSNorm, reference, 8)
+    half = torch.randn(2, 5, 8, generator=generator(9)).half()
+    with torch.no_grad():
+        expected, got = reference(half), call_on_copies(ours, half)
+    expect_same(got, expected, "RMSNorm(8) of float16 vectors", atol=1e-2)
+
+
+def _check_rms_norm_gradients(learner: ModuleType) -> None:
+    reference = perturbed(rms_norm.RMSNorm(8), 5)
+    ours = twin(learner.RMSNorm, reference, 8)
+    x = torch.randn(2, 5, 8, generator=generator(5))
+    expect_same_gradients(reference, ours, (x,), "RMSNorm(8)")
+
+
 RMS_NORM: Grader = [
     ("RMSNorm, for several shapes", _check_rms_norm),
+    ("eps, and float16 vectors", _check_rms_norm_eps_and_half),
     ("an error for the wrong width", _check_rms_norm_width),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_rms_norm_gradients,
+    ),
 ]
 
 # (shape (..., T, head_dim), offset, pairing, dtype): the usual heads; a single matrix; an offset, as a cache gives;
@@ -143,11 +193,25 @@ def _check_apply_rotary_errors(learner: ModuleType) -> None:
     )
 
 
+def _check_apply_rotary_gradients(learner: ModuleType) -> None:
+    x = torch.randn(2, 3, 5, 8, generator=generator(5))
+    expect_same_gradients(
+        lambda x: rotary.apply_rotary(x, offset=3),
+        lambda x: learner.apply_rotary(x, offset=3),
+        (x,),
+        "apply_rotary(x, offset=3)",
+    )
+
+
 APPLY_ROTARY: Grader = [
     ("both pairings, several shapes and offsets", _check_apply_rotary),
     (
         "errors for an unknown pairing and a vector without positions",
         _check_apply_rotary_errors,
+    ),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_apply_rotary_gradients,
     ),
 ]
 
@@ -179,7 +243,20 @@ def _check_swiglu(learner: ModuleType) -> None:
         )
 
 
-SWIGLU: Grader = [("SwiGLU, for two sizes", _check_swiglu)]
+def _check_swiglu_gradients(learner: ModuleType) -> None:
+    reference = perturbed(swiglu.SwiGLU(8, 12), 5)
+    ours = twin(learner.SwiGLU, reference, 8, 12)
+    x = torch.randn(2, 5, 8, generator=generator(5))
+    expect_same_gradients(reference, ours, (x,), "SwiGLU(8, 12)")
+
+
+SWIGLU: Grader = [
+    ("SwiGLU, for two sizes", _check_swiglu),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_swiglu_gradients,
+    ),
+]
 
 # (B, h, h_kv, T, d_k, causal): grouped-query; multi-query with a causal mask; as many key/value heads as
 # heads; an odd group size.

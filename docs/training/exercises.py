@@ -20,7 +20,8 @@ EXERCISES = [
         ("schedule",),
         "SCHEDULE",
         write=("learning_rate_factor",),
-        imports="import math\n",
+        imports="import math\n"
+        "from tutorial_code.validation import check_count\n",
     ),
     Exercise(
         "classifier-pooling",
@@ -31,7 +32,11 @@ EXERCISES = [
         ("classifier",),
         "CLASSIFIER",
         write=("EncoderClassifier.forward",),
-        imports="import torch\nfrom torch import nn\n\nfrom tutorial_code.encoder import Encoder\n",
+        imports="import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "from tutorial_code.encoder import Encoder\n"
+        "from tutorial_code.validation import check_count\n",
     ),
 ]
 

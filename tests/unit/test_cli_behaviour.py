@@ -110,3 +110,74 @@ def test_the_largest_seed_runs(chapter_dir, capsys):
     chapter_dir("import torch\ntorch.manual_seed(SEED)")
     assert cli.main(["test-chapter", "--seed", str(cli.MAX_SEED)]) == 0
     assert capsys.readouterr().out.startswith(f"seed {cli.MAX_SEED}")
+
+
+def test_version_and_every_command_in_the_help(chapter_dir, capsys):
+    chapter_dir("pass")
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith("transformer-tutorial ")
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    listed = capsys.readouterr().out
+    assert all(command in listed for command in ("test-chapter", "exercise", "check"))
+
+
+def test_the_steps_help_says_what_the_chapter_trains(chapter_dir, capsys):
+    chapter_dir("pass")
+    with pytest.raises(SystemExit):
+        cli.main(["test-chapter", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "--steps STEPS steps (default 5)" in shown  # the parameter's own comment, not a generic sentence
+
+
+def refused_with_one_line(run, capsys) -> str:
+    with pytest.raises(SystemExit) as exited:
+        run()
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+def test_a_starter_that_cannot_be_written_gets_one_line(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    from tutorial_tools.exercises import commands
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "causal_mask.py").mkdir()  # a folder where the starter file should go
+    line = refused_with_one_line(lambda: commands.exercise_main(["causal-mask", "--force"]), capsys)
+    assert "causal_mask.py is a folder: rename or move it" in line
+    (tmp_path / "causal_mask.py").rmdir()
+
+    def read_only(self, *args, **kwargs):  # root writes into a read-only folder: the refusal is simulated
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    line = refused_with_one_line(lambda: commands.exercise_main(["causal-mask"]), capsys)
+    assert "cannot write" in line and "Permission denied; run the command in a folder you can write to" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["causal-mask", "x" * 300 + ".py"], "File name too long"),
+        (["causal-mask", "--time-limit", "1e300"], "must be at most 86,400 seconds (a day), got 1e300"),
+        (["causal-mask", "--time-limit", "inf"], "is not a time limit"),
+    ],
+)
+def test_a_check_refuses_a_file_or_a_limit_it_cannot_use_in_one_line(tmp_path, monkeypatch, capsys, argv, message):
+    from tutorial_tools.exercises import commands
+
+    monkeypatch.chdir(tmp_path)
+    assert message in refused_with_one_line(lambda: commands.check_main(argv), capsys)
+
+
+def test_a_graded_file_may_import_a_helper_beside_it(tmp_path):
+    from tutorial_tools.exercises.grading import load
+
+    (tmp_path / "my_helpers.py").write_text("ANSWER = 42\n", encoding="utf-8")
+    (tmp_path / "causal_mask.py").write_text("from my_helpers import ANSWER\n", encoding="utf-8")
+    assert load(tmp_path / "causal_mask.py").ANSWER == 42

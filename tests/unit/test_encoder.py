@@ -158,5 +158,5 @@ def test_a_classifier_needs_two_classes():
 
     from tutorial_code.encoder import Encoder, EncoderClassifier
 
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ValueError, match="num_classes must be >= 2"):
         EncoderClassifier(Encoder(vocab_size=5, d_model=8, num_heads=2, d_ff=16, num_layers=1), 1)

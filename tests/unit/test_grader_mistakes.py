@@ -134,8 +134,8 @@ WRONG = [
     ("errors", "padding-mask", "if (lengths < 0).any():", "if False:", "a negative length"),
     ("errors", "padding-mask", "if lengths.dim() != 1:", "if False:", "(2, 1)"),
     ("errors", "padding-mask", " or lengths.dtype == torch.bool", "", "boolean lengths"),
-    ("errors", "sinusoidal-table", "if max_len < 1 or d_model < 2 or d_model % 2:", "if d_model % 2:", "d_model = 0"),
-    ("errors", "shift-rotation", "if d_model < 2 or d_model % 2:", "if d_model % 2:", "d_model = 0"),
+    ("errors", "sinusoidal-table", "    check_counts(max_len=max_len, d_model=d_model)\n", "", "d_model = 0"),
+    ("errors", "shift-rotation", "    check_counts(d_model=d_model)\n", "", "d_model = 0"),
     ("errors", "mask-for-pytorch", "if mask.dtype != torch.bool:", "if mask.dtype.is_floating_point:", "torch.long"),
     ("errors", "learning-rate-schedule", "if schedule not in SCHEDULES:", "if schedule not in SCHEDULES and False:", "an unknown schedule"),
     ("errors", "multi-head-forward", "        self._check_inputs(query, key, value)\n", "", "width 10"),
@@ -168,18 +168,25 @@ WRONG = [
     ("sizes", "rms-norm", "d_model = self.weight.numel()", "d_model = 8", "your code raised ValueError"),
     ("sizes", "apply-rotary", "T, head_dim = x.shape[-2:]", "T, head_dim = x.shape[-2], 8", "your code raised RuntimeError"),
     ("sizes", "grouped-attention", "group = Q.size(1) // K.size(1)", "group = 2", "your code raised RuntimeError"),
-    ("hints", "rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "(x - x.mean(dim=-1, keepdim=True)) * torch.rsqrt(x.var(dim=-1, keepdim=True, unbiased=False) + self.eps) * self.weight", "that is LayerNorm"),
+    ("hints", "rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "(h - h.mean(dim=-1, keepdim=True)) * torch.rsqrt(h.var(dim=-1, keepdim=True, unbiased=False) + self.eps) * self.weight", "that is LayerNorm"),
     ("hints", "apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = angles.sin().to(x.dtype), angles.cos().to(x.dtype)", NO_HINT),
     ("hints", "swiglu", "F.silu(self.gate(x)) * self.up(x)", "F.relu(self.gate(x)) * self.up(x)", "not ReLU"),
     ("errors", "rms-norm", 'raise ValueError(f"x must end with d_model={d_model} features, got {got}")', "pass", "expected ValueError"),
     ("errors", "grouped-attention", "if Q.dim() != 4 or K.dim() != 4 or Q.size(1) % K.size(1):", "if Q.dim() != 4 or K.dim() != 4:", "expected ValueError"),
     ("dtype and device", "apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = angles.cos(), angles.sin()", "dtype"),
-    ("dtype and device", "rms-norm", "mean_square = x.pow(2).mean(dim=-1, keepdim=True)", "mean_square = x.double().pow(2).mean(dim=-1, keepdim=True)", "dtype"),
+    ("dtype and device", "rms-norm", "return scaled.to(x.dtype)", "return scaled", "float16"),
+    # Gradients: the forward pass is right, backward() is not
+    ("gradients", "rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "h * torch.rsqrt(mean_square + self.eps).detach() * self.weight", "backward() must reach"),
+    ("gradients", "feed-forward", "torch.relu(self.linear1(x))", "torch.relu(self.linear1(x).detach())", "no gradient reaches"),
+    ("gradients", "swiglu", "F.silu(self.gate(x)) * self.up(x)", "F.silu(self.gate(x)) * self.up(x).detach()", "backward() must reach"),
+    ("gradients", "rms-norm", "scaled = h * torch.rsqrt(mean_square + self.eps)", "scaled = h.mul_(torch.rsqrt(mean_square + self.eps))", "autograd still needs"),
+    ("gradients", "scaled-dot-product-attention", "output = weights @ value", "output = weights.detach() @ value", "backward() must reach"),
+    ("gradients", "multi-head-forward", "self.attend(Q, K, V, mask)", "self.attend(Q, K.detach(), V, mask)", "backward() must reach"),
 ]  # fmt: skip
 
 # (exercise, text of the page's solution, a correct solution written differently)
 RIGHT = [
-    ("rms-norm", "x * torch.rsqrt(mean_square + self.eps) * self.weight", "self.weight * x / torch.sqrt(mean_square + self.eps)"),
+    ("rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "self.weight * h / torch.sqrt(mean_square + self.eps)"),
     ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * torch.sigmoid(self.gate(x)) * self.up(x)"),
     ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_k): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)  # (B, h, T_k, d_k): the same tensor\n    V = V[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)"),
     ("scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", 'scores = torch.einsum("...qd,...kd->...qk", query, key) / math.sqrt(d_k)'),
@@ -209,7 +216,7 @@ RIGHT = [
     ("encoder-layer", "x = self.norm1(x + self.dropout1(attended))", "x = self.norm1(self.dropout1(attended) + x)"),
     ("decoder-layer", "x = self.norm1(x + self.dropout1(out))", "x = self.norm1(self.dropout1(out) + x)"),
     ("learning-rate-schedule", "if step < warmup_steps:", "if step + 1 <= warmup_steps:"),
-    ("learning-rate-schedule", "return 0.5 * (1 + math.cos(math.pi * progress))", "return (1 + math.cos(math.pi * progress)) / 2"),
+    ("learning-rate-schedule", "return 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))", "return (1 + math.cos(math.pi * min(progress, 1.0))) / 2"),
     ("classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = torch.stack([e[t != self.encoder.pad_id].mean(dim=0) for e, t in zip(encoded, tokens)])"),
     ("copy-attention-weights", "    with torch.no_grad():\n        W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)", '    names = ("W_Q.weight", "W_K.weight", "W_V.weight")\n    weights = dict(zip(names, source.in_proj_weight.detach().chunk(3)))\n    weights["W_O.weight"] = source.out_proj.weight.detach()\n    if source.in_proj_bias is not None:\n        weights.update(zip(("W_Q.bias", "W_K.bias", "W_V.bias"), source.in_proj_bias.detach().chunk(3)))\n        weights["W_O.bias"] = source.out_proj.bias.detach()\n    target.load_state_dict(weights)\n    return\n    with torch.no_grad():\n        W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)'),
     ("copy-attention-weights", "target.W_Q.weight.copy_(W_Q)", "target.W_Q.weight = nn.Parameter(W_Q.clone())"),
@@ -268,4 +275,4 @@ def test_a_correct_solution_written_differently_passes(name, correct, right, tmp
 def test_every_category_has_several_wrong_solutions():
     categories = [category for category, *_ in WRONG]
     counts = {category: categories.count(category) for category in categories}
-    assert len(counts) == 10 and min(counts.values()) >= 4, counts
+    assert len(counts) == 11 and min(counts.values()) >= 4, counts

@@ -83,5 +83,6 @@ def test_a_cache_of_the_wrong_shape_says_what_to_do(tokens):
         ours(tokens, cache=ours.new_cache()[:1])
     cache = ours.new_cache()
     ours(tokens, cache=cache)
-    with pytest.raises(ValueError, match=r"the cache holds keys of \(3, 2\) \(B, h_kv\), the new ones are \(1, 2\)"):
+    held = r"the cache holds keys of \(B, h_kv, d_k\) = \(3, 2, 8\), the new ones are \(1, 2, 8\)"
+    with pytest.raises(ValueError, match=held):
         ours(tokens[:1, :1], cache=cache)

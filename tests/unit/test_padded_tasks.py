@@ -147,7 +147,7 @@ def test_accuracy_counts_sequences_or_real_tokens_only():
         (lambda: add_padding(torch.tensor([[1, 2]]), -1), ValueError, "extra must be >= 0, got -1"),
         (lambda: sequence_labels(torch.tensor([[1.0, 2.0]])), TypeError, "must be integer ids"),
         (lambda: token_labels(torch.tensor([[1, 12]])), ValueError, "token ids must lie in"),
-        (lambda: EncoderTagger(encoder(), num_tags=1), ValueError, "num_tags must be at least 2, got 1"),
+        (lambda: EncoderTagger(encoder(), num_tags=1), ValueError, "num_tags must be >= 2, got 1"),
         (lambda: train_padded(nn.Linear(2, 2), sequence_labels, steps=0), ValueError, "steps must be >= 1, got 0"),
     ],
 )

@@ -47,5 +47,5 @@ def test_too_long_or_wrong_width_is_explained(encoding):
 
 
 def test_odd_width_is_explained():
-    with pytest.raises(ValueError, match="even d_model"):
+    with pytest.raises(ValueError, match=r"d_model must be even \(sines and cosines in pairs\)"):
         sinusoidal_table(4, 7)

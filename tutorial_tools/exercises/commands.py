@@ -20,8 +20,12 @@ def _exercise(parser: argparse.ArgumentParser, name: str) -> Exercise:
     return EXERCISES[name]
 
 
+MAX_TIME_LIMIT = 24 * 3600  # a day: more is a typo, and the operating system's timers stop far below 1e300 s
+
+
 def positive_seconds(text: str) -> float:
-    """The `--time-limit` argument: a positive, finite number of seconds; anything else is refused by argparse."""
+    """The `--time-limit` argument: a positive number of seconds, at most a day; anything else is refused by
+    argparse."""
     try:
         seconds = float(text)
     except ValueError:
@@ -30,12 +34,20 @@ def positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a time limit: give a positive number of seconds, e.g. --time-limit 120"
         )
+    if seconds > MAX_TIME_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_TIME_LIMIT:,} seconds (a day), got {text}")
     return seconds
 
 
 def _learner_file(parser: argparse.ArgumentParser, exercise: Exercise, given: str | None) -> Path:
     """The file to grade: FILE, or the starter's name here; refused with a message when it is not a .py file."""
     path = Path(given) if given else Path.cwd() / exercise.file_name
+    try:
+        path.stat()
+    except FileNotFoundError:
+        pass
+    except OSError as error:  # a name too long, a folder that may not be read
+        parser.error(f"cannot read {given or path}: {error.strerror}")
     if path.is_dir():
         parser.error(f"{path} is a folder: give your .py file, e.g. {path / exercise.file_name}")
     if not path.is_file():
@@ -64,9 +76,14 @@ def exercise_main(argv: list[str]) -> int:
         parser.error("name an exercise, or use --list to see them")
     exercise = _exercise(parser, args.name)
     path = Path.cwd() / exercise.file_name
+    if path.is_dir():
+        parser.error(f"{path} is a folder: rename or move it, then write the starter again")
     if path.exists() and not args.force:
         parser.error(f"{exercise.file_name} already exists here; add --force to replace it with a fresh starter")
-    path.write_text(starter_code(exercise), encoding="utf-8")
+    try:
+        path.write_text(starter_code(exercise), encoding="utf-8")
+    except OSError as error:  # a read-only folder, a full disk
+        parser.error(f"cannot write {path}: {error.strerror}; run the command in a folder you can write to")
     action = "find and fix the mistake" if exercise.bug else "write the code where `raise NotImplementedError` stands"
     print(f"Wrote {exercise.file_name}: {exercise.title}. Open it, {action}, then run:")
     print(f"    transformer-tutorial check {exercise.name}")

@@ -218,3 +218,63 @@ def expect_same_in_training(
         return [(seeded(lambda: run(without)), NOT_IN_TRAINING)]
 
     expect_same(got, expected, what, mistakes)
+
+
+CUT_GRAPH = (
+    "backward() must reach every input and weight: no .detach(), no torch.no_grad() and no .item() or .tolist() "
+    "inside the computation, and no in-place edit of a tensor that autograd still needs"
+)
+
+
+def _gradients(run: Callable[..., torch.Tensor], inputs: tuple[torch.Tensor, ...], module: nn.Module | None):
+    """The gradients of one fixed weighted sum of `run(*inputs)`'s output: the inputs', then each parameter's."""
+    leaves = tuple(x.detach().clone().requires_grad_(x.is_floating_point()) for x in inputs)
+    if module is not None:
+        module.zero_grad(set_to_none=True)
+    output = run(*leaves)
+    output = output[0] if isinstance(output, tuple) else output
+    weights = torch.linspace(-1.0, 1.0, output.numel(), dtype=output.dtype).view_as(output)
+    (output * weights).sum().backward()  # every output counts, each differently
+    parameters = {} if module is None else {name: p.grad for name, p in module.named_parameters()}
+    return output.detach(), [leaf.grad for leaf in leaves if leaf.requires_grad], parameters
+
+
+def expect_same_gradients(
+    reference: Callable[..., torch.Tensor],
+    ours: Callable[..., torch.Tensor],
+    inputs: tuple[torch.Tensor, ...],
+    what: str,
+    atol: float = 1e-4,
+) -> None:
+    """Backpropagate the same loss through the reference and through the learner's code: the gradient of every
+    floating-point input, and of every parameter where `reference` and `ours` are modules, must match. A gradient
+    that is missing (a cut graph) or that backward() cannot compute (an in-place edit) gets the `CUT_GRAPH` hint.
+    Where the outputs differ already, the check of the outputs says so, and this one passes: a weight that gets no
+    gradient because the learner's code leaves it out is not a cut graph."""
+    expected_output, expected_inputs, expected_parameters = _gradients(
+        reference, inputs, reference if isinstance(reference, nn.Module) else None
+    )
+    try:
+        got_output, got_inputs, got_parameters = _gradients(ours, inputs, ours if isinstance(ours, nn.Module) else None)
+    except NotImplementedError:  # the starter's placeholder: the check that runs it says so
+        raise
+    except RuntimeError as error:  # "element 0 of tensors does not require grad", "modified by an inplace operation"
+        raise Wrong(f"{what}: backward() failed: {str(error).splitlines()[0]}", CUT_GRAPH) from None
+    if got_output.shape != expected_output.shape or not torch.allclose(
+        got_output.double(), expected_output.double(), atol=atol
+    ):
+        return
+    pairs = zip(got_inputs, expected_inputs, strict=True)
+    named = [(f"input {i}", got, expected) for i, (got, expected) in enumerate(pairs)]
+    named += [(f"weight {name}", got_parameters.get(name), grad) for name, grad in expected_parameters.items()]
+    for name, got, expected in named:
+        if expected is None:
+            continue
+        if got is None:
+            raise Wrong(f"{what}: no gradient reaches {name}", CUT_GRAPH)
+        try:
+            expect_close(got, expected, f"{what}: the gradient of {name}", atol=atol, check_dtype=False)
+        except Wrong as wrong:  # the outputs match: something between them and the inputs cuts or bends backward()
+            raise Wrong(
+                wrong.message, f"the outputs match the reference's, their gradients do not: {CUT_GRAPH}"
+            ) from None

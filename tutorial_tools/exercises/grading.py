@@ -50,6 +50,9 @@ def load(path: Path) -> ModuleType:
         raise LoadError(f"{path.name} is not a Python file: give the .py file you wrote the exercise in")
     spec = importlib.util.spec_from_file_location(f"learner_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
+    # As `python your_file.py` would: a helper module beside the file can be imported.
+    if str(path.resolve().parent) not in sys.path:
+        sys.path.insert(0, str(path.resolve().parent))
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
