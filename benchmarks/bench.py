@@ -41,7 +41,8 @@ from tutorial_code.encoder import EncoderLayer
 from tutorial_code.language_model import CharTransformer, generate
 from tutorial_code.multi_head import EfficientMultiHeadAttention, MultiHeadAttention
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results-cpu.json"
+# package data: the chapters read it installed or cloned (tutorial_code.benchmark_results)
+DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "tutorial_code" / "results-cpu.json"
 VARIANTS = ("naive", "sdpa", "sdpa_fused_qkv", "torch_mha", "compiled_sdpa")
 
 

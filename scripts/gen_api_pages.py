@@ -1,6 +1,6 @@
 """Write one API reference page per public `tutorial_code` module into docs/reference/.
 
-    python scripts/gen_api_pages.py          # write the pages and docs/reference/SUMMARY.md
+    python scripts/gen_api_pages.py          # write the pages, docs/reference/index.md and SUMMARY.md
     python scripts/gen_api_pages.py --check  # exit 1 if a page is missing, extra or out of date (a test runs this)
 
 Each page holds one mkdocstrings line, `::: tutorial_code.<module>`; the reference itself is
@@ -12,6 +12,8 @@ the exercises) and what builds the site (`sitebuild/`) live outside the package 
 have no API page.
 """
 
+import ast
+import json
 import sys
 from pathlib import Path
 
@@ -27,11 +29,29 @@ def modules() -> list[str]:
     return [name for name in names if not name.split(".")[-1].startswith("_")]
 
 
+def summary_line(module: str) -> str:
+    """The first sentence of a module's docstring, on one line."""
+    path = ROOT / "tutorial_code" / (module.replace(".", "/") + ".py")
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    first = " ".join(docstring.split("\n\n")[0].split())
+    return first.split(". ")[0].rstrip(".") + "." if first else ""
+
+
 def wanted_pages() -> dict[str, str]:
-    pages = {f"{module}.md": f"::: tutorial_code.{module}\n" for module in modules()}
-    # literate-nav reads this list as the section's navigation; the page itself lists the modules.
-    pages["SUMMARY.md"] = "# API reference\n\nOne page per module of `tutorial_code`:\n\n" + "".join(
-        f"* [{module}]({module}.md)\n" for module in modules()
+    pages = {  # the front matter gives each page its meta description
+        f"{module}.md": f"---\ndescription: {json.dumps(f'tutorial_code.{module}: {summary_line(module)}')}\n---\n\n"
+        f"::: tutorial_code.{module}\n"
+        for module in modules()
+    }
+    # literate-nav reads this list as the section's navigation: the index first, then a page per module.
+    pages["SUMMARY.md"] = "* [Overview](index.md)\n" + "".join(f"* [{module}]({module}.md)\n" for module in modules())
+    # /reference/: every module with what it holds, from its docstring
+    cells = {module: summary_line(module).replace("|", "\\|") for module in modules()}
+    rows = "".join(f"| [`{module}`]({module}.md) | {cells[module]} |\n" for module in modules())
+    pages["index.md"] = (
+        "# API reference\n\nEvery module of `tutorial_code`, the package the chapters' code comes from, with "
+        "the first line of its docstring. Each page is rendered from the code's docstrings.\n\n"
+        "| Module | What it holds |\n|---|---|\n" + rows
     )
     return pages
 

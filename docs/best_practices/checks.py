@@ -2,7 +2,7 @@
 (`sitebuild.in_chapter.claims`).
 
 The schedule and dropout tables are recorded runs, and the speed and memory tables a recorded benchmark
-(`benchmarks/results-cpu.json`): neither is this build's, so no check reads them, and the page's sentences about
+(`tutorial_code/results-cpu.json`): neither is this build's, so no check reads them, and the page's sentences about
 them describe that one run.
 """
 

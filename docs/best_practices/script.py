@@ -8,12 +8,10 @@
 
 # %%
 # --8<-- [start:setup]
-import json
 import statistics
-from pathlib import Path
 
-import tutorial_code
 from torch import nn
+from tutorial_code.benchmark_results import benchmark_results
 from tutorial_code.diagrams.plots import log_log_panels
 from tutorial_code.digit_model import DigitModel
 from tutorial_code.efficiency import attention_flops
@@ -157,14 +155,8 @@ for p in rates:
 
 # %%
 # --8<-- [start:results_file]
-# written by `python benchmarks/bench.py`, in the repository next to
-# tutorial_code/
-results_file = (
-    Path(tutorial_code.__file__).parent.parent
-    / "benchmarks"
-    / "results-cpu.json"
-)
-results = json.loads(results_file.read_text(encoding="utf-8"))
+# written by `python benchmarks/bench.py` into tutorial_code/results-cpu.json
+results = benchmark_results()
 machine, settings = results["machine"], results["settings"]
 print(
     f"Measured on {machine['cpu']} ({machine['cores']} cores, "

@@ -1,5 +1,5 @@
 """What the page of the chapter `kv_cache` says it measured, checked after the section that measures it
-(`sitebuild.in_chapter.claims`). Its timings come from a recorded benchmark (`benchmarks/results-cpu.json`): no check reads them,
+(`sitebuild.in_chapter.claims`). Its timings come from a recorded benchmark (`tutorial_code/results-cpu.json`): no check reads them,
 since they are not this build's values, and no check reads a live clock."""
 
 from itertools import pairwise

@@ -8,11 +8,8 @@
 
 # %%
 # --8<-- [start:setup]
-import json
-from pathlib import Path
-
 import torch
-import tutorial_code
+from tutorial_code.benchmark_results import benchmark_results
 from tutorial_code.diagrams.decoder import kv_cache_growth
 from tutorial_code.diagrams.plots import log_log_panels
 from tutorial_code.language_model import (
@@ -134,11 +131,9 @@ print(repr(vocabulary.decode(written[True])[:120]))
 
 # %%
 # --8<-- [start:results]
-# written by `python benchmarks/bench.py --only-generation`, next to
-# tutorial_code/
-root = Path(tutorial_code.__file__).parent.parent
-results_file = root / "benchmarks" / "results-cpu.json"
-results = json.loads(results_file.read_text(encoding="utf-8"))
+# written by `python benchmarks/bench.py --only-generation` into
+# tutorial_code/results-cpu.json
+results = benchmark_results()
 generation = results["generation"]
 machine = generation["machine"]
 print(

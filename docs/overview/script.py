@@ -61,13 +61,10 @@ import json
 from pathlib import Path
 
 import tutorial_code
+from tutorial_code.benchmark_results import benchmark_results
 
-# written by `python benchmarks/bench.py`, in the repository next to
-# tutorial_code/
-benchmarks = Path(tutorial_code.__file__).parent.parent / "benchmarks"
-results = json.loads(
-    (benchmarks / "results-cpu.json").read_text(encoding="utf-8")
-)
+# written by `python benchmarks/bench.py` into tutorial_code/results-cpu.json
+results = benchmark_results()
 runs = {  # which tables each run measured, and the machine it ran on
     (
         "attention benchmark: the tables of attention speed and memory "
@@ -82,7 +79,7 @@ runs = {  # which tables each run measured, and the machine it ran on
         "a KV cache (chapter 12)"
     ): results["generation"]["machine"],
 }
-print("From `benchmarks/results-cpu.json`:\n")
+print("From `tutorial_code/results-cpu.json`:\n")
 for run, machine in runs.items():
     print(
         f"- The {run}, measured on {machine['cpu']} ({machine['cores']} cores, "
@@ -90,9 +87,17 @@ for run, machine in runs.items():
         f"torch {machine['torch']}, on {machine['date']}."
     )
 # written by the build when a recorded run's code changes
-# (sitebuild/in_chapter/recorded_runs.py)
-records = json.loads(
-    (benchmarks / "recorded-runs.json").read_text(encoding="utf-8")
+# (sitebuild/in_chapter/recorded_runs.py); only a clone has the file, and only
+# the site's build reads it: elsewhere every run is computed
+records_file = (
+    Path(tutorial_code.__file__).parent.parent
+    / "benchmarks"
+    / "recorded-runs.json"
+)
+records = (
+    json.loads(records_file.read_text(encoding="utf-8"))
+    if records_file.exists()
+    else {}
 )
 by_function = {}  # function: (number of runs, the machines they ran on)
 for call, entry in records.items():

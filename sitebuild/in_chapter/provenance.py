@@ -3,7 +3,7 @@
 A check of a page must read only what the build computed (`sitebuild.in_chapter.claims`). Two kinds of value are not:
 
 - a recorded run (a function marked `@recorded`, read from `benchmarks/recorded-runs.json`);
-- a benchmark result, read from `benchmarks/results-cpu.json`, measured on another day on some machine.
+- a benchmark result, read from `tutorial_code/results-cpu.json`, measured on another day on some machine.
 
 `recorded_names(source)` reads a chapter script and follows such values through its assignments, loops and method
 calls (`rows.append(...)`), without running it: a name is marked when anything it is computed from is marked, anywhere

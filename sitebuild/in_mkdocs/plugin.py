@@ -32,7 +32,16 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Link, Navigation
 from mkdocs.structure.pages import Page
 
-from sitebuild.in_mkdocs import build, editions, images, pages, plugin_fixes, search_words
+from sitebuild.in_mkdocs import (
+    build,
+    descriptions,
+    editions,
+    images,
+    page_assets,
+    pages,
+    plugin_fixes,
+    search_words,
+)
 from sitebuild.in_mkdocs.build import BuildState
 from sitebuild.in_mkdocs.chapters import ChapterError
 from tutorial_tools import contents
@@ -114,7 +123,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         plugin_fixes.restore_generated_files(self.state.held, files, config)
         self.state.held = []
         if language(config) == "zh":  # the API reference exists in English only
-            nav.items.append(Link(editions.strings("zh")["api_reference"], "reference/SUMMARY/"))
+            nav.items.append(Link(editions.strings("zh")["api_reference"], "reference/"))
         return nav
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -138,6 +147,9 @@ class SitePlugin(BasePlugin[SiteConfig]):
             markdown = editions.with_run_box(markdown, chapter, edition)
         if edition == "zh":
             markdown = editions.to_english_pages(markdown, page.url)
+        found = descriptions.description(markdown)
+        if found and "description" not in page.meta:  # else the site's description, the same on every page
+            page.meta["description"] = found
         return editions.with_svg_figures(markdown, edition)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -161,7 +173,10 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if is_notebook_page(page):
             page.meta["search"] = {"exclude": True}
             source = f"docs/{Path(page.file.src_uri).stem}/script.py"
-        elif page.file.src_uri.startswith("reference/") and page.file.src_uri != "reference/SUMMARY.md":
+        elif page.file.src_uri.startswith("reference/") and page.file.src_uri not in (
+            "reference/SUMMARY.md",
+            "reference/index.md",
+        ):
             module = Path(page.file.src_uri).stem.replace(".", "/")
             source = f"tutorial_code/{module}.py"  # an API page is edited in its module
         if source and config.repo_url:
@@ -184,6 +199,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         if is_notebook_page(page):
             output = build.slim_notebook_page(output, page.url, config.site_dir)
+        api_page = page.file.src_uri.startswith("reference/")
+        output = page_assets.trimmed(output, api_page, notebook_page=is_notebook_page(page))
         if language(config) == "zh":
             output = search_words.chinese_search_base(editions.chinese_interface(output))
         return build.without_alternate_links(output)
@@ -193,7 +210,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         on_post_build puts the English one back there, and the Chinese one into zh/."""
         if template_name != "404.html":
             return output
-        output = build.without_alternate_links(output)
+        output = build.without_alternate_links(page_assets.trimmed(output, api_page=False))
         if language(config) == "zh":
             output = build.chinese_not_found(output, build.published_site_url(config.config_file_path))
             output = search_words.chinese_search_base(editions.chinese_interface(output))

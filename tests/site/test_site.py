@@ -43,6 +43,8 @@ def test_the_api_reference_holds_the_curriculum_only(site):
     assert reference == set(PUBLIC_MODULES)
     assert not (site / "reference" / "cli").exists() and not (site / "reference" / "tutorial_tools").exists()
     assert not (site / "reference" / "sitebuild").exists()
+    index = (site / "reference" / "index.html").read_text(encoding="utf-8")  # /reference/ lists every module
+    assert all(f'href="{module}/"' in index for module in PUBLIC_MODULES)
 
 
 def test_figures_are_built_and_not_committed(site):
@@ -138,3 +140,34 @@ def test_every_internal_link_and_anchor_resolves(site):
                     broken.append(f"{page.relative_to(site)}: {href} (no anchor)")
     assert broken == []
     assert checked > 100
+
+
+def test_every_page_has_its_own_meta_description(site):
+    """A search result or a link preview shows the page's own first paragraph (sitebuild/in_mkdocs/descriptions.py),
+    an API page the first line of its module's docstring; never the site's one sentence on every page."""
+    found = {}
+    for page in html_pages(site):
+        relative = str(page.relative_to(site))
+        if relative.startswith(("notebooks/", "zh/notebooks/", "404")) or relative.count("/") > 3:
+            continue
+        match = re.search(r'<meta name="description" content="([^"]*)"', page.read_text(encoding="utf-8"))
+        assert match, f"{relative} has no meta description"
+        found[relative] = match[1]
+    shared = {text for text in found.values() if list(found.values()).count(text) > 1}
+    assert shared == set(), {page: text for page, text in found.items() if text in shared}
+    assert len(found) >= 70
+
+
+def test_a_page_loads_katex_only_with_math_and_mkdocstrings_css_only_as_an_api_page(site):
+    with_math = without_math = 0
+    for page in html_pages(site):
+        html = page.read_text(encoding="utf-8")
+        relative = str(page.relative_to(site))
+        if "notebooks/" in relative:  # a notebook's math is typeset from $...$ in its cells: KaTeX stays
+            continue
+        math = 'class="arithmatex"' in html
+        with_math, without_math = with_math + math, without_math + (not math)
+        assert ("katex.min.js" in html) == math, f"{relative}: KaTeX {'missing' if math else 'loaded without math'}"
+        api = relative.startswith("reference/")
+        assert ("_mkdocstrings.css" in html) == api, relative
+    assert with_math >= 20 and without_math >= 20  # both kinds exist, so the rule was tried both ways

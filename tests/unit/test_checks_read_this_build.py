@@ -112,7 +112,7 @@ def test_the_pages_that_say_where_the_numbers_come_from_name_both_files(page):
 
 
 def test_the_home_page_lists_every_benchmark_run_of_the_results_file():
-    results = json.loads((ROOT / "benchmarks/results-cpu.json").read_text(encoding="utf-8"))
+    results = json.loads((ROOT / "tutorial_code/results-cpu.json").read_text(encoding="utf-8"))
     runs = {name for name, value in results.items() if isinstance(value, dict) and "machine" in value}
     overview = (ROOT / "docs/overview/script.py").read_text(encoding="utf-8")
     assert 'results["machine"]' in overview, "the home page does not list the attention benchmark's machine"

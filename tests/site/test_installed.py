@@ -1,0 +1,75 @@
+"""The package as a learner installs it: a wheel built from this checkout, run from a folder outside it.
+
+The wheel is installed with `--target` into a temporary folder, and run with this environment's interpreter
+(torch, matplotlib and the rest are already there) and that folder first on the path, from another temporary
+folder: what the chapters, the exercises and the checks read must come with the wheel, not from the checkout.
+The chapters run are those that read a file (the benchmark results), with few steps.
+"""
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, dict]:
+    wheels, target = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("installed")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)], check=True)
+    wheel = next(wheels.glob("transformer_tutorial-*.whl"))
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("TUTORIAL_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(target), TQDM_DISABLE="1")
+    return wheel, env
+
+
+def run(env: dict, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tutorial_tools", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
+    )
+
+
+def test_the_wheel_holds_the_package_data_and_the_license(installed):
+    wheel, _ = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "tutorial_code/results-cpu.json" in names
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
+    assert "tutorial_chapters/overview/script.py" in names
+
+
+def test_the_installed_package_is_the_one_that_runs(installed, tmp_path):
+    _, env = installed
+    where = subprocess.run(
+        [sys.executable, "-c", "import tutorial_code, tutorial_tools; print(tutorial_code.__file__)"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, check=True,
+    ).stdout  # fmt: skip
+    assert env["PYTHONPATH"] in where and str(ROOT) not in where
+
+
+@pytest.mark.parametrize(
+    ("chapter", "printed"),
+    [
+        ("overview", "From `tutorial_code/results-cpu.json`"),
+        ("kv-cache", "Measured on"),
+    ],
+)
+def test_a_chapter_that_reads_a_file_runs_installed(installed, tmp_path, chapter, printed):
+    _, env = installed
+    result = run(env, tmp_path, chapter, "--steps", "2")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert printed in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_an_exercise_is_written_and_checked_installed(installed, tmp_path):
+    _, env = installed
+    assert run(env, tmp_path, "--version").stdout.startswith("transformer-tutorial 0.")
+    written = run(env, tmp_path, "exercise", "causal-mask")
+    assert written.returncode == 0 and (tmp_path / "causal_mask.py").exists(), written.stderr
+    checked = run(env, tmp_path, "check", "causal-mask")
+    assert checked.returncode == 1 and "not implemented yet" in checked.stdout  # the starter, untouched
