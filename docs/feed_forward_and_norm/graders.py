@@ -96,8 +96,22 @@ def _check_feed_forward_gradients(learner: ModuleType) -> None:
     expect_same_gradients(reference, ours, (x,), "FeedForward(8, 32)")
 
 
+def _check_feed_forward_eval(learner: ModuleType) -> None:
+    # In eval mode dropout is off, whatever its rate: the output is the
+    # network's, the same on every call.
+    reference = perturbed(
+        feed_forward.FeedForward(8, 32, dropout=0.5), 6
+    ).eval()
+    ours = twin(learner.FeedForward, reference, 8, 32, dropout=0.5)
+    x = torch.randn(2, 5, 8, generator=generator(6))
+    with torch.no_grad():
+        expected, got = reference(x), call_on_copies(ours, x)
+    expect_same(got, expected, "the output in eval mode, dropout = 0.5")
+
+
 FEED_FORWARD: Grader = [
     ("FeedForward.forward against the reference", _check_feed_forward),
+    ("dropout off in eval mode", _check_feed_forward_eval),
     (
         "dropout on the hidden features, in training",
         _check_feed_forward_dropout,

@@ -41,7 +41,8 @@ def with_other_names(text: str, names: dict[str, list[str]]) -> str:
         >>> with_other_names("\\u200b掩码\\u200b和\\u200b掩码", {"掩码": ["掩蔽"], "教师强制": ["强制教学"]})
         '\\u200b掩码\\u200b和\\u200b掩码\\u200b掩蔽\\u200b\\u200b掩蔽\\u200b'
     """
-    found = [name for term, others in names.items() for name in others * text.count(term)]
+    plain = text.replace(CUT, "")  # a term jieba cuts in two (KV 缓存) still counts
+    found = [name for term, others in names.items() for name in others * plain.count(term)]
     return text + "".join(f"{CUT}{name}{CUT}" for name in found)
 
 

@@ -396,8 +396,18 @@ CHINESE_QUERIES = [  # a term, and the pages that teach it (注意力 is on ever
     ("困惑度", ("zh/language_model/",)),
     ("层规范化", ("zh/feed_forward_and_norm/",)),
     ("掩蔽", ("zh/masks/",)),
+    ("KV缓存", ("zh/kv_cache/",)),  # a Latin term written against Chinese characters
 ]
-QUERY_IDS = ["attention", "mask", "positional-encoding", "qiangzhi-jiaoxue", "kunhuodu", "ceng-guifanhua", "yanbi"]
+QUERY_IDS = [
+    "attention",
+    "mask",
+    "positional-encoding",
+    "qiangzhi-jiaoxue",
+    "kunhuodu",
+    "ceng-guifanhua",
+    "yanbi",
+    "kv-huancun",
+]
 
 
 @pytest.mark.parametrize(("query", "pages"), CHINESE_QUERIES, ids=QUERY_IDS)

@@ -175,13 +175,14 @@ WRONG = [
     ("errors", "grouped-attention", "if Q.dim() != 4 or K.dim() != 4 or Q.size(1) % K.size(1):", "if Q.dim() != 4 or K.dim() != 4:", "expected ValueError"),
     ("dtype and device", "apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = angles.cos(), angles.sin()", "dtype"),
     ("dtype and device", "rms-norm", "return scaled.to(x.dtype)", "return scaled", "float16"),
-    # Gradients: the forward pass is right, backward() is not
-    ("gradients", "rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "h * torch.rsqrt(mean_square + self.eps).detach() * self.weight", "backward() must reach"),
-    ("gradients", "feed-forward", "torch.relu(self.linear1(x))", "torch.relu(self.linear1(x).detach())", "no gradient reaches"),
-    ("gradients", "swiglu", "F.silu(self.gate(x)) * self.up(x)", "F.silu(self.gate(x)) * self.up(x).detach()", "backward() must reach"),
-    ("gradients", "rms-norm", "scaled = h * torch.rsqrt(mean_square + self.eps)", "scaled = h.mul_(torch.rsqrt(mean_square + self.eps))", "autograd still needs"),
-    ("gradients", "scaled-dot-product-attention", "output = weights @ value", "output = weights.detach() @ value", "backward() must reach"),
-    ("gradients", "multi-head-forward", "self.attend(Q, K, V, mask)", "self.attend(Q, K.detach(), V, mask)", "backward() must reach"),
+    # Gradients and modes: the forward pass in training is right; backward() or eval mode is not
+    ("gradients and modes", "rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "h * torch.rsqrt(mean_square + self.eps).detach() * self.weight", "backward() must reach"),
+    ("gradients and modes", "feed-forward", "torch.relu(self.linear1(x))", "torch.relu(self.linear1(x).detach())", "no gradient reaches"),
+    ("gradients and modes", "swiglu", "F.silu(self.gate(x)) * self.up(x)", "F.silu(self.gate(x)) * self.up(x).detach()", "backward() must reach"),
+    ("gradients and modes", "rms-norm", "scaled = h * torch.rsqrt(mean_square + self.eps)", "scaled = h.mul_(torch.rsqrt(mean_square + self.eps))", "autograd still needs"),
+    ("gradients and modes", "scaled-dot-product-attention", "output = weights @ value", "output = weights.detach() @ value", "backward() must reach"),
+    ("gradients and modes", "multi-head-forward", "self.attend(Q, K, V, mask)", "self.attend(Q, K.detach(), V, mask)", "backward() must reach"),
+    ("gradients and modes", "feed-forward", "self.dropout(torch.relu(self.linear1(x)))", "nn.functional.dropout(torch.relu(self.linear1(x)), self.dropout.p, training=True)", "in eval mode"),
 ]  # fmt: skip
 
 # (exercise, text of the page's solution, a correct solution written differently)
