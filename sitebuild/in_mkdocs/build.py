@@ -131,13 +131,36 @@ def links_cell(chapter: chapter_runs.ChapterNotebook, site_url: str) -> nbformat
     return nbformat.v4.new_markdown_cell(
         f"This notebook is the code of the chapter page [{url}]({url}), executed when the site was built. "
         f"Download it: [{name}.ipynb]({name}.ipynb) (with these outputs) or [{name}.py]({name}.py) "
-        "(the jupytext source). It needs the `tutorial_code` package: `pip install -e .` in a clone of the "
-        f"repository.\n\nFrom a terminal: `transformer-tutorial {chapter.command} --help`."
+        "(the jupytext source). It needs the `tutorial_code` package: the next cell installs it from the "
+        f"repository where it is missing.\n\nFrom a terminal: `transformer-tutorial {chapter.command} --help`."
+    )
+
+
+REPOSITORY = next(  # repo_url of mkdocs.yml: where a notebook installs the package from
+    line.split(":", 1)[1].strip()
+    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines()
+    if line.startswith("repo_url:")
+)
+
+
+def install_cell() -> nbformat.NotebookNode:
+    """The first code cell of a downloaded notebook: on Colab or a fresh Jupyter it installs the package from the
+    repository when `tutorial_code` is missing; where it is installed (the build, a clone) it does nothing."""
+    return nbformat.v4.new_code_cell(
+        "# On Colab or a fresh Jupyter: install this tutorial's package when it is missing\n"
+        "# (in a clone of the repository, `pip install -e .` does the same).\n"
+        "import importlib.util\n"
+        "import subprocess\n"
+        "import sys\n\n"
+        'if importlib.util.find_spec("tutorial_code") is None:\n'
+        f'    package = "transformer-tutorial @ git+{REPOSITORY}"\n'
+        '    subprocess.run([sys.executable, "-m", "pip", "install", package], check=True)\n'
     )
 
 
 def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url: str) -> bytes:
-    """The executed notebook as readers get it: the current Markdown cells, a cell of links, the outputs."""
+    """The executed notebook as readers get it: the current Markdown cells, a cell of links, the install cell, the
+    outputs."""
     notebook = chapter_runs.with_outputs(copy.deepcopy(chapter.notebook), executed)
     cells = notebook.cells
     if cells and cells[0].cell_type == "markdown" and cells[0].source.startswith("# "):
@@ -145,7 +168,9 @@ def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url
         cells[0].source = f"{title}: the notebook\n{rest}"  # tells it apart from the chapter page in tabs and links
     links = links_cell(chapter, site_url)
     links["id"] = f"{chapter.name}-links"
-    cells.insert(1, links)
+    install = install_cell()
+    install["id"] = f"{chapter.name}-install"
+    cells[1:1] = [links, install]
     return nbformat.writes(notebook).encode()
 
 

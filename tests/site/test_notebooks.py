@@ -104,3 +104,19 @@ def test_notebook_pages_keep_out_of_search_and_edit_their_chapter_script(site):
     assert not [doc["location"] for doc in index["docs"] if re.match(r"notebooks/\w+/", doc["location"])]
     html = (site / "notebooks" / "masks" / "index.html").read_text(encoding="utf-8")
     assert "/edit/main/docs/masks/script.py" in html
+
+
+def test_a_downloaded_notebook_installs_the_package_only_where_it_is_missing(site, monkeypatch):
+    import importlib.util
+    import subprocess
+
+    notebook = nbformat.read(site / "notebooks" / "masks" / "masks.ipynb", as_version=4)
+    cell = notebook.cells[2]  # after the title and the links: before any import of tutorial_code
+    assert cell.cell_type == "code" and 'find_spec("tutorial_code")' in cell.source
+    calls = []
+    monkeypatch.setattr(subprocess, "run", lambda argv, check: calls.append(argv))
+    exec(cell.source, {})  # here the package is installed: nothing to do
+    assert calls == []
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)  # as on Colab
+    exec(cell.source, {})
+    assert len(calls) == 1 and calls[0][-1].startswith("transformer-tutorial @ git+https://")
