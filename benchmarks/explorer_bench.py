@@ -2,8 +2,9 @@
 
 Serves a built site (`site/`, made by `mkdocs build`) on 127.0.0.1, opens chapter 11's page in headless
 Chromium with its CPU slowed down four times (Chrome's own throttling, as Lighthouse's mobile profile does),
-and times the explorer's JavaScript forward pass: the time to write one character is one forward pass over
-the text so far, at several lengths up to the model's context of 64 characters. The machine's speed is
+and times the explorer's JavaScript forward pass at several lengths up to the model's context of 64
+characters: over the whole text, and with the prefix cache the page writes with (only the new character's
+rows computed). The machine's speed is
 measured in the same session by ../shared/yardstick.py when it is there, and every time is also printed as a
 ratio to it. It prints figures; it checks nothing.
 """
@@ -18,14 +19,17 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FORWARD = """async ([length, repeats]) => {
-    const model = await window.attentionExplorer.loadModel('../explorer/language_model.json');
+FORWARD = """async ([length, repeats, cached]) => {
+    const {loadModel, forward} = window.attentionExplorer;
+    const model = await loadModel('../explorer/language_model.json');
     const ids = Array.from({length}, (_, t) => (t * 7) % model.chars.length);
-    window.attentionExplorer.forward(model, ids);  // warm-up: the JIT compiles the loops
+    forward(model, ids);  // warm-up: the JIT compiles the loops
     const times = [];
     for (let k = 0; k < repeats; k++) {
+        const cache = {};
+        if (cached) forward(model, ids.slice(0, -1), {}, cache);  // the text before the new character
         const start = performance.now();
-        window.attentionExplorer.forward(model, ids);
+        forward(model, ids, {}, cached ? cache : null);
         times.push(performance.now() - start);
     }
     return times;
@@ -64,15 +68,20 @@ def main() -> None:
         page.goto(f"http://127.0.0.1:{server.server_port}/language_model/")
         session = page.context.new_cdp_session(page)
         session.send("Emulation.setCPUThrottlingRate", {"rate": args.throttling})
-        results = {length: page.evaluate(FORWARD, [length, args.repeats]) for length in (8, 16, 32, 64)}
+        results = {
+            (length, cached): page.evaluate(FORWARD, [length, args.repeats, cached])
+            for cached in (False, True)
+            for length in (8, 16, 32, 64)
+        }
         browser.close()
     server.shutdown()
     seconds = yardstick_seconds()
     print(f"explorer forward pass, headless Chromium, CPU throttled {args.throttling:g}x, {args.repeats} runs")
-    for length, times in results.items():
+    for (length, cached), times in results.items():
         median = statistics.median(times)
         ratio = f", {median / 1000 / seconds:.4f} x the yardstick" if seconds else ""
-        print(f"  {length:>2} characters so far: median {median:.1f} ms per new character{ratio}")
+        how = "with the prefix cache, as the page writes" if cached else "the whole text again"
+        print(f"  {length:>2} characters so far, {how}: median {median:.1f} ms per new character{ratio}")
     if seconds:
         print(f"yardstick (../shared/yardstick.py) in the same session: {seconds:.2f} s")
 

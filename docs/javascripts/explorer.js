@@ -47,26 +47,28 @@
     return y;
   }
 
-  // Multi-head self-attention of one layer: returns its output (T, d) and
-  // its weights [head][query][key]. options.causal: the mask on or off;
-  // options.off: a Set of "layer:head" whose output is replaced by zeros.
-  function attention(model, layer, x, T, options) {
+  // Multi-head self-attention of one layer for the rows start..T-1 of its input x (those rows only): returns
+  // their output and their weights [head][query][key]. K and V (T, d) hold the keys and values of rows
+  // 0..start-1 already; this fills in the rest. options.causal: the mask on or off; options.off: a Set of
+  // "layer:head" whose output is replaced by zeros.
+  function attention(model, layer, x, start, T, options, K, V) {
     const w = (name) => model.weights[`layers.${layer}.attention.${name}`];
-    const d = model.d_model, h = model.num_heads, dk = d / h;
-    const Q = linear(x, T, w("W_Q.weight"), w("W_Q.bias"), d, d);  // step 1
-    const K = linear(x, T, w("W_K.weight"), w("W_K.bias"), d, d);
-    const V = linear(x, T, w("W_V.weight"), w("W_V.bias"), d, d);
-    const heads = new Float32Array(T * d);
+    const d = model.d_model, h = model.num_heads, dk = d / h, n = T - start;
+    const Q = linear(x, n, w("W_Q.weight"), w("W_Q.bias"), d, d);  // step 1
+    K.set(linear(x, n, w("W_K.weight"), w("W_K.bias"), d, d), start * d);
+    V.set(linear(x, n, w("W_V.weight"), w("W_V.bias"), d, d), start * d);
+    const heads = new Float32Array(n * d);
     const weights = [];
     for (let head = 0; head < h; head++) {
       const rows = [];
-      for (let t = 0; t < T; t++) {
+      for (let t = start; t < T; t++) {
+        const q = (t - start) * d + head * dk;  // this query's slice of Q
         const scores = new Float32Array(T);
         let top = -Infinity;
         for (let s = 0; s < T; s++) {
           if (options.causal && s > t) { scores[s] = -Infinity; continue; }  // step 4
           let dot = 0;  // step 2: query t against key s, in this head's slice
-          for (let i = 0; i < dk; i++) dot += Q[t * d + head * dk + i] * K[s * d + head * dk + i];
+          for (let i = 0; i < dk; i++) dot += Q[q + i] * K[s * d + head * dk + i];
           scores[s] = dot / Math.sqrt(dk);  // step 3
           top = Math.max(top, scores[s]);
         }
@@ -78,12 +80,12 @@
         for (let i = 0; i < dk; i++) {  // step 6: the weighted sum of the values
           let sum = 0;
           for (let s = 0; s < T; s++) sum += scores[s] * V[s * d + head * dk + i];
-          heads[t * d + head * dk + i] = sum;
+          heads[q + i] = sum;
         }
       }
       weights.push(rows);
     }
-    return { output: linear(heads, T, w("W_O.weight"), w("W_O.bias"), d, d), weights };
+    return { output: linear(heads, n, w("W_O.weight"), w("W_O.bias"), d, d), weights };
   }
 
   function feedForward(model, layer, x, T) {
@@ -96,37 +98,52 @@
 
   // Chapter 11's model: the logits (T, vocabulary) of the ids, and every layer's attention weights.
   // Chapter 7's sum model (model.kind "numbers"): its prediction for the numbers, and the weights.
-  function forward(model, input, options = {}) {
+  // cache (optional, an object the caller keeps): under the causal mask position t reads positions 0..t
+  // only, so the rows of a text are those of its start; when the ids begin with those of the last call,
+  // only the new rows are computed, the others taken from the cache, as a KV cache does (chapter 12).
+  function forward(model, input, options = {}, cache = null) {
     options = { causal: model.kind !== "numbers", off: new Set(), ...options };
     const d = model.d_model, T = input.length, eps = model.layer_norm_eps;
     const normFirst = model.norm_first !== false;  // chapter 11's layers are pre-norm
     const positions = model.weights["positions.table"];
-    let x = new Float32Array(T * d);
-    for (let t = 0; t < T; t++) {
+    const key = `${options.causal}|${[...options.off].sort().join(",")}`;
+    const reuse = cache && options.causal && cache.key === key && cache.ids && cache.ids.length <= T
+      && cache.ids.every((id, t) => id === input[t]);
+    const start = reuse ? cache.ids.length : 0, n = T - start;  // rows start..T-1 are computed now
+    let x = new Float32Array(n * d);
+    for (let t = start; t < T; t++) {
       for (let i = 0; i < d; i++) {
         const token = model.kind === "numbers"  // one number -> one vector, or one character's row
           ? input[t] * model.weights["input_projection.weight"][i] + model.weights["input_projection.bias"][i]
           : model.weights["embedding.weight"][input[t] * d + i];
-        x[t * d + i] = token + positions[t * d + i];
+        x[(t - start) * d + i] = token + positions[t * d + i];
       }
     }
-    const allWeights = [];
+    const allWeights = [], layers = [];
     for (let layer = 0; layer < model.num_layers; layer++) {
       const w = (name) => model.weights[`layers.${layer}.${name}`];
-      const norm = (v, n) => layerNorm(v, T, d, w(`norm${n}.weight`), w(`norm${n}.bias`), eps);
+      const norm = (v, i) => layerNorm(v, n, d, w(`norm${i}.weight`), w(`norm${i}.bias`), eps);
       const add = (a, b) => a.map((value, i) => value + b[i]);  // the residual connection
-      const attended = attention(model, layer, normFirst ? norm(x, 1) : x, T, options);
-      allWeights.push(attended.weights);
+      const K = new Float32Array(T * d), V = new Float32Array(T * d);
+      const kept = reuse ? cache.layers[layer] : null;
+      if (kept) { K.set(kept.K.subarray(0, start * d)); V.set(kept.V.subarray(0, start * d)); }
+      const attended = attention(model, layer, normFirst ? norm(x, 1) : x, start, T, options, K, V);
+      const longer = (row) => { const full = new Float32Array(T); full.set(row); return full; };  // 0 past t
+      const weights = kept
+        ? kept.weights.map((rows, h) => rows.map(longer).concat(attended.weights[h]))
+        : attended.weights;
+      allWeights.push(weights);
+      layers.push({ K, V, weights });
       if (normFirst) {  // x + F(norm(x))
         x = add(x, attended.output);
-        x = add(x, feedForward(model, layer, norm(x, 2), T));
+        x = add(x, feedForward(model, layer, norm(x, 2), n));
       } else {  // norm(x + F(x)), as the paper
         x = norm(add(x, attended.output), 1);
-        x = norm(add(x, feedForward(model, layer, x, T)), 2);
+        x = norm(add(x, feedForward(model, layer, x, n)), 2);
       }
     }
     const final = model.weights["final_norm.weight"]
-      ? layerNorm(x, T, d, model.weights["final_norm.weight"], model.weights["final_norm.bias"], eps)
+      ? layerNorm(x, n, d, model.weights["final_norm.weight"], model.weights["final_norm.bias"], eps)
       : x;
     if (model.kind === "numbers") {  // the mean over positions, then the head
       const pooled = new Float32Array(d);
@@ -134,8 +151,11 @@
       const prediction = linear(pooled, 1, model.weights["head.weight"], model.weights["head.bias"], d, 1)[0];
       return { prediction, weights: allWeights };
     }
-    const V = model.chars.length;
-    const logits = linear(final, T, model.weights["output.weight"], model.weights["output.bias"], d, V);
+    const size = model.chars.length;
+    const logits = new Float32Array(T * size);
+    if (reuse) logits.set(cache.logits.subarray(0, start * size));
+    logits.set(linear(final, n, model.weights["output.weight"], model.weights["output.bias"], d, size), start * size);
+    if (cache) Object.assign(cache, { key, ids: Array.from(input), layers, logits });
     return { logits, weights: allWeights };
   }
 
@@ -219,7 +239,7 @@
 
   function build(root, model, words) {
     const numbers = model.kind === "numbers";  // chapter 7's sum model, or chapter 11's language model
-    const state = { off: new Set() };
+    const state = { off: new Set(), cache: {} };
     // a text area, not an input: the language model writes line breaks too
     const input = element("textarea", { rows: numbers ? "1" : "2" });
     input.value = root.dataset.prompt || (numbers ? "3 1 4 1 5 9 2 6" : "The value of the ");
@@ -276,7 +296,7 @@
     function update() {
       const { values, labels } = inputs();
       if (values.length === 0) { grid.replaceChildren(); bars.replaceChildren(); return; }
-      const result = forward(model, values, { causal: numbers ? false : mask.checked, off: state.off });
+      const result = forward(model, values, { causal: numbers ? false : mask.checked, off: state.off }, state.cache);
       const T = values.length;
       const layer = Number(layerSelect.value), head = headSelect.value;
       const perHead = result.weights[layer];

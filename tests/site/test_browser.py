@@ -592,6 +592,41 @@ def test_the_explorer_computes_what_pytorch_computes(explorer, text, causal, off
     assert watcher.problems == []
 
 
+EXPLORER_WRITES = """async ([ids, off]) => {
+    // one character at a time with the prefix cache, as the page writes, then once without it
+    const {loadModel, forward} = window.attentionExplorer;
+    const model = await loadModel('../explorer/language_model.json');
+    const cache = {};
+    let cached;
+    for (let t = 3; t <= ids.length; t++) cached = forward(model, ids.slice(0, t), {off: new Set()}, cache);
+    cached = forward(model, ids, {}, cache);  // the same text again (a slider moved): all rows from the cache
+    const switched = forward(model, ids, {off: new Set(off)}, cache);  // a head off: the cache cannot serve
+    const whole = forward(model, ids, {off: new Set(off)});
+    const plain = forward(model, ids, {});
+    const rows = (r) => r.weights.map((layer) => layer.map((head) => head.map((row) => Array.from(row))));
+    return {
+        cached: Array.from(cached.logits), plain: Array.from(plain.logits),
+        cachedWeights: rows(cached), plainWeights: rows(plain),
+        switched: Array.from(switched.logits), whole: Array.from(whole.logits),
+    };
+}"""
+
+
+def test_the_explorer_s_prefix_cache_gives_what_a_whole_forward_pass_gives(explorer):
+    """Writing a character reuses the rows of the text before it (under the causal mask they cannot change):
+    the logits and weights are those of a pass over the whole text, and of PyTorch."""
+    import torch
+
+    page, model, chars, _ = explorer
+    ids = [chars.index(c) for c in "The value of the return"]
+    result = page.evaluate(EXPLORER_WRITES, [ids, ["1:2"]])
+    assert (torch.tensor(result["cached"]) - torch.tensor(result["plain"])).abs().max().item() <= 1e-6
+    assert (torch.tensor(result["cachedWeights"]) - torch.tensor(result["plainWeights"])).abs().max().item() <= 1e-6
+    assert (torch.tensor(result["switched"]) - torch.tensor(result["whole"])).abs().max().item() <= 1e-6
+    logits, _ = pytorch_forward(model, ids)
+    assert (torch.tensor(result["cached"]).view(len(ids), -1) - logits).abs().max().item() <= 1e-4
+
+
 def test_the_explorer_s_sliders_do_what_they_say(explorer):
     import torch
 
