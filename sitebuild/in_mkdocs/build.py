@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import gzip
 import hashlib
 import json
 import re
@@ -336,3 +337,21 @@ def published_site_url(config_file: str | Path) -> str:
         if line.startswith("site_url:"):
             return line.split(":", 1)[1].strip().rstrip("/") + "/"
     return "/"
+
+
+def with_notebook_pages_in_sitemap(site_dir: Path, site_url: str, notebook_pages: list[str]) -> None:
+    """Add the notebook pages to `sitemap.xml` and its gzipped copy: MkDocs lists the pages of the navigation,
+    and the navigation holds the notebooks' index, not each notebook (`notebook_pages`: paths like
+    `notebooks/masks/`)."""
+    sitemap = site_dir / "sitemap.xml"
+    if not sitemap.exists():
+        return
+    text = sitemap.read_text(encoding="utf-8")
+    entries = "".join(
+        f"    <url>\n        <loc>{site_url}{page}</loc>\n    </url>\n"
+        for page in notebook_pages
+        if f"<loc>{site_url}{page}</loc>" not in text
+    )
+    text = text.replace("</urlset>", entries + "</urlset>")
+    sitemap.write_text(text, encoding="utf-8")
+    (site_dir / "sitemap.xml.gz").write_bytes(gzip.compress(text.encode(), mtime=0))

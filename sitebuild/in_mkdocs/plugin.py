@@ -240,4 +240,6 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 page.write_text(state.not_found[page_language], encoding="utf-8")
         plugin_fixes.one_search_entry_per_section(config)
         search_words.one_index_per_edition(site)
+        notebooks = [str(Path(uri).with_suffix("")) + "/" for uri in state.notebook_files]
+        build.with_notebook_pages_in_sitemap(site, build.published_site_url(config.config_file_path), notebooks)
         build.forget_old_runs(state)

@@ -171,3 +171,14 @@ def test_a_page_loads_katex_only_with_math_and_mkdocstrings_css_only_as_an_api_p
         api = relative.startswith("reference/")
         assert ("_mkdocstrings.css" in html) == api, relative
     assert with_math >= 20 and without_math >= 20  # both kinds exist, so the rule was tried both ways
+
+
+def test_the_sitemap_lists_every_notebook_page(site):
+    import gzip
+
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    pages = sorted(p.parent.name for p in (site / "notebooks").glob("*/index.html"))
+    assert len(pages) >= 15
+    missing = [name for name in pages if f"/notebooks/{name}/</loc>" not in sitemap]
+    assert missing == []
+    assert gzip.decompress((site / "sitemap.xml.gz").read_bytes()).decode() == sitemap
