@@ -46,6 +46,19 @@ def with_other_names(text: str, names: dict[str, list[str]]) -> str:
     return text + "".join(f"{CUT}{name}{CUT}" for name in found)
 
 
+def plain_title(title: str) -> str:
+    r"""A heading as a search result shows it: its math as text, not as the LaTeX source KaTeX reads.
+
+    Examples:
+        >>> plain_title(r"Why divide by \(\sqrt{d_k}\)"), plain_title(r"What \(-\infty\) does")
+        ('Why divide by sqrt(d_k)', 'What -∞ does')
+    """
+    title = title.replace("\\(", "").replace("\\)", "")
+    title = re.sub(r"\\sqrt\{([^}]*)\}", r"sqrt(\1)", title).replace("\\infty", "∞")
+    title = re.sub(r"\\(?:operatorname|mathrm|text)\{([^}]*)\}", r"\1", title)
+    return re.sub(r"\\([A-Za-z]+)", r"\1", title).replace("{", "").replace("}", "")
+
+
 def one_index_per_edition(site_dir: Path) -> None:
     """Split the site's one search index into an English one (where it is) and a Chinese one (`zh/search/`).
 
@@ -60,6 +73,8 @@ def one_index_per_edition(site_dir: Path) -> None:
     if not english_file.exists():
         return
     index = json.loads(english_file.read_text(encoding="utf-8"))
+    for doc in index["docs"]:
+        doc["title"] = plain_title(doc["title"])
     prefix = f"{CHINESE}/"
     chinese = [doc for doc in index["docs"] if doc["location"].startswith(prefix)]
     if not chinese:

@@ -182,3 +182,12 @@ def test_the_sitemap_lists_every_notebook_page(site):
     missing = [name for name in pages if f"/notebooks/{name}/</loc>" not in sitemap]
     assert missing == []
     assert gzip.decompress((site / "sitemap.xml.gz").read_bytes()).decode() == sitemap
+
+
+def test_search_result_titles_show_math_as_text(site):
+    import json
+
+    for index in (site / "search" / "search_index.json", site / "zh" / "search" / "search_index.json"):
+        titles = [doc["title"] for doc in json.loads(index.read_text(encoding="utf-8"))["docs"]]
+        assert [title for title in titles if "\\" in title or "$" in title] == []
+    assert "Multi-head attention and W_O" in titles or any("W_O" in title for title in titles)
