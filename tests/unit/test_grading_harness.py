@@ -374,3 +374,28 @@ def test_a_file_that_is_not_python_gets_a_message(tmp_path, capsys):
     assert "is a folder: give your .py file" in capsys.readouterr().err
     with pytest.raises(LoadError, match="notes.txt is not a Python file"):
         load(notes)
+
+
+@pytest.mark.integration
+def test_the_record_is_out_of_reach_of_the_environment_atexit_and_forks(tmp_path):
+    """The learner's file finds the record's path in no environment variable; its atexit handler never runs; a
+    process it forks is killed with the grading process's group."""
+    import time
+
+    name = "causal-mask"
+    marker_exit, marker_fork = tmp_path / "atexit-ran", tmp_path / "fork-ran"
+    spy = (
+        "import atexit, os, time\n"
+        "_environ = open('/proc/self/environ', 'rb').read() if os.path.exists('/proc/self/environ') else b''\n"
+        "print('record path in the environment:', b'grading-' in _environ or b'record.json' in _environ)\n"
+        f"atexit.register(lambda: open({str(marker_exit)!r}, 'w').write('ran'))\n"
+        "if hasattr(os, 'fork') and os.fork() == 0:\n"
+        "    time.sleep(2)\n"
+        f"    open({str(marker_fork)!r}, 'w').write('ran')\n"
+        "    os._exit(0)\n"
+    )
+    status, text = grade_in_subprocess(name, written(tmp_path, name, reference(name) + "\n" + spy))
+    assert status == 0, text  # the reference passes, spying or not
+    assert "record path in the environment: False" in text
+    time.sleep(3)  # longer than the fork would have waited
+    assert not marker_exit.exists() and not marker_fork.exists()

@@ -5,12 +5,20 @@
 hanging or killing the command.
 
 A pass means the checks ran. The grading process writes each check's result into a record, a JSON
-file that the parent created and named in an environment variable; the grading process takes that
-variable out of its environment before it loads the learner's file. The parent decides from the
-record alone: a record that is missing or stops before the last check (a `sys.exit` or `os._exit`
-in the learner's file, a crash) is a failure, whatever the exit status. The checks, the references
-and PyTorch are imported before the learner's file, and a `ToolGuard` puts back what the file
-replaces. Everything the learner's code prints is shown under its own label, above the verdict.
+file in a folder the parent created; the parent sends its path on the process's standard input, which
+the grading process reads before it loads the learner's file (so the path is in no environment
+variable, and not in /proc/self/environ). The parent decides from the record alone: a record that is
+missing or stops before the last check (a `sys.exit` or `os._exit` in the learner's file, a crash) is
+a failure, whatever the exit status. The checks, the references and PyTorch are imported before the
+learner's file, and a `ToolGuard` puts back what the file replaces. Everything the learner's code
+prints is shown under its own label, above the verdict.
+
+What this guards against: a file that ends the process early, replaces the grader's or PyTorch's
+functions, prints its own verdict, or leaves work behind: the grading process ends with `os._exit`
+after its last write, so no `atexit` handler of the file runs, and it runs in a session of its own
+whose every process (a fork included) is killed when it ends or runs out of time. What it does not
+guard against: code that looks for the record in the grading process's own memory or folders and
+writes it while the checks run. It is not a sandbox: the file runs with the learner's rights.
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ import importlib.util
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -34,7 +44,7 @@ if TYPE_CHECKING:
     from tutorial_tools.exercises.checks import Check, ToolGuard
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds; the reference solutions take about one, most of it importing torch
-RECORD_VARIABLE = "TRANSFORMER_TUTORIAL_GRADING_RECORD"  # where the parent wants the record written
+RECORD_VARIABLE = "TRANSFORMER_TUTORIAL_GRADING_RECORD"  # "stdin": the record's path comes on standard input
 PRINTED_LINES = 40  # the last lines of what the learner's code printed that the report shows
 
 
@@ -271,19 +281,45 @@ def grade_in_subprocess(name: str, path: Path, time_limit: float = DEFAULT_TIME_
             **os.environ,
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",  # so that what was printed before an abrupt end still shows
-            RECORD_VARIABLE: str(record_path),
+            RECORD_VARIABLE: "stdin",
         }
+        grading = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            start_new_session=True,  # its own process group: a fork of the learner's code ends with it
+        )
+        grading.stdin.write(f"{record_path}\n".encode())
+        grading.stdin.close()
+        output: list[bytes] = []  # read beside the wait: a fork that keeps the pipe open must not hold it up
+        reader = threading.Thread(target=lambda: output.append(grading.stdout.read()), daemon=True)
+        reader.start()
         try:
-            done = subprocess.run(
-                command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=time_limit, env=environment
-            )
-            printed, ended = done.stdout, done.returncode
-        except subprocess.TimeoutExpired as expired:
-            printed, ended = expired.output, None
+            ended = grading.wait(timeout=time_limit)
+        except subprocess.TimeoutExpired:
+            ended = None
+        finally:
+            _end_group(grading)  # the grading process has ended, or runs over: every process it started goes too
+            grading.wait()
+        reader.join(timeout=10)
+        printed = output[0] if output else b""
         record = read_record(record_path, name)
     passed, lines = judge(EXERCISES[name], record, ended, time_limit)
     text = (printed or b"").decode("utf-8", errors="replace")
     return (0 if passed else 1), "\n\n".join(part for part in (printed_block(text), "\n".join(lines)) if part)
+
+
+def _end_group(process: subprocess.Popen) -> None:
+    """Kill every process of the grading process's group (it leads its own session), if any is left."""
+    if hasattr(os, "killpg"):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    elif process.poll() is None:
+        process.kill()
 
 
 def read_record(path: Path, name: str) -> dict | None:
@@ -380,5 +416,8 @@ def printed_block(text: str, most: int = PRINTED_LINES) -> str:
 
 
 if __name__ == "__main__":
-    # The record's path leaves the environment before the learner's file could read it.
-    sys.exit(grade_file(sys.argv[1], Path(sys.argv[2]), os.environ.pop(RECORD_VARIABLE, None)))
+    # The record's path comes on standard input, read before the learner's file is loaded.
+    path = sys.stdin.readline().strip() if os.environ.pop(RECORD_VARIABLE, None) == "stdin" else None
+    status = grade_file(sys.argv[1], Path(sys.argv[2]), path or None)
+    sys.stdout.flush()
+    os._exit(status)  # no atexit handler of the learner's file runs after the last write of the record
