@@ -15,6 +15,7 @@ import argparse
 import functools
 import gzip
 import http.server
+import io
 import json
 import os
 import shutil
@@ -55,25 +56,11 @@ class PagesHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        return _Body(body)
+        return io.BytesIO(body)
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "max-age=600")  # on every response, as GitHub Pages sends
         super().end_headers()
-
-
-class _Body:
-    """A file-like object over bytes, for SimpleHTTPRequestHandler.copyfile."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def read(self, size: int = -1) -> bytes:
-        data, self.data = (self.data, b"") if size < 0 else (self.data[:size], self.data[size:])
-        return data
-
-    def close(self) -> None:
-        pass
 
 
 def chromium() -> str:

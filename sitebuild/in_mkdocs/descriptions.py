@@ -11,6 +11,18 @@ LIMIT = 160  # characters a search result shows
 SKIPPED = ("#", "!", "<", "```", "--8<--", "|", "- ", "* ", "1.", ">", "???", "===", ":::", "{", "[TOC]")
 
 
+def latex_as_text(text: str) -> str:
+    r"""LaTeX commands as the words they stand for: `\sqrt{d_k}` as sqrt(d_k), `\infty` as ∞, `\mathrm{x}` as x.
+
+    Examples:
+        >>> latex_as_text(r"\sqrt{d_k} and -\infty, \operatorname{softmax}")
+        'sqrt(d_k) and -∞, softmax'
+    """
+    text = re.sub(r"\\sqrt\{([^}]*)\}", r"sqrt(\1)", text).replace("\\infty", "∞")
+    text = re.sub(r"\\(?:operatorname|mathrm|text)\{([^}]*)\}", r"\1", text)
+    return re.sub(r"\\([A-Za-z]+)", r"\1", text).replace("{", "").replace("}", "")
+
+
 def plain(text: str) -> str:
     r"""Markdown as plain text: no images, link targets, code marks, emphasis, math delimiters or attributes.
 
@@ -21,10 +33,7 @@ def plain(text: str) -> str:
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)  # images
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links keep their words
     text = re.sub(r"\{[^}]*\.[\w-]+[^}]*\}", "", text)  # attribute lists: { .class }
-    text = re.sub(r"\\sqrt\{([^}]*)\}", r"sqrt(\1)", text)
-    text = re.sub(r"\\(?:operatorname|mathrm|text)\{([^}]*)\}", r"\1", text)
-    text = re.sub(r"[`*$\\]|(?<!\w)_|_(?!\w)", "", text)
-    text = text.replace("{", "").replace("}", "")
+    text = re.sub(r"[`*$\\]|(?<!\w)_|_(?!\w)", "", latex_as_text(text))
     return " ".join(text.split())
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import yaml
 
+from sitebuild.in_mkdocs.descriptions import latex_as_text
+
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "i18n" / "glossary.yml"
 
@@ -53,10 +55,7 @@ def plain_title(title: str) -> str:
         >>> plain_title(r"Why divide by \(\sqrt{d_k}\)"), plain_title(r"What \(-\infty\) does")
         ('Why divide by sqrt(d_k)', 'What -∞ does')
     """
-    title = title.replace("\\(", "").replace("\\)", "")
-    title = re.sub(r"\\sqrt\{([^}]*)\}", r"sqrt(\1)", title).replace("\\infty", "∞")
-    title = re.sub(r"\\(?:operatorname|mathrm|text)\{([^}]*)\}", r"\1", title)
-    return re.sub(r"\\([A-Za-z]+)", r"\1", title).replace("{", "").replace("}", "")
+    return latex_as_text(title.replace("\\(", "").replace("\\)", ""))
 
 
 def one_index_per_edition(site_dir: Path) -> None:
