@@ -166,13 +166,13 @@ def run_generation() -> dict:
 
 
 HEADS_LENGTHS = (128, 512, 1024)
-YARDSTICK = Path(__file__).resolve().parent.parent.parent / "shared" / "yardstick.py"
+YARDSTICK = Path(__file__).resolve().parent / "yardstick.py"
 
 
 def run_heads(batch: int = 8, d_model: int = 512, heads: int = 8) -> dict:
     """Attention one head at a time in a Python loop against all heads in one batched call, forward only.
 
-    Timed with torch.utils.benchmark (median of blocked runs). Where `../shared/yardstick.py` exists, its
+    Timed with torch.utils.benchmark (median of blocked runs). Where `benchmarks/yardstick.py` exists, its
     seconds are measured in the same session, so the times can be read as ratios to this machine's speed.
     """
     from torch.utils import benchmark

@@ -5,7 +5,7 @@ Chromium with its CPU slowed down four times (Chrome's own throttling, as Lighth
 and times the explorer's JavaScript forward pass at several lengths up to the model's context of 64
 characters: over the whole text, and with the prefix cache the page writes with (only the new character's
 rows computed). The machine's speed is
-measured in the same session by ../shared/yardstick.py when it is there, and every time is also printed as a
+measured in the same session by benchmarks/yardstick.py when it is there, and every time is also printed as a
 ratio to it. It prints figures; it checks nothing.
 """
 
@@ -42,7 +42,7 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def yardstick_seconds() -> float | None:
-    path = ROOT.parent / "shared" / "yardstick.py"
+    path = ROOT / "benchmarks" / "yardstick.py"
     if not path.exists():
         return None
     spec = importlib.util.spec_from_file_location("yardstick", path)
@@ -83,7 +83,7 @@ def main() -> None:
         how = "with the prefix cache, as the page writes" if cached else "the whole text again"
         print(f"  {length:>2} characters so far, {how}: median {median:.1f} ms per new character{ratio}")
     if seconds:
-        print(f"yardstick (../shared/yardstick.py) in the same session: {seconds:.2f} s")
+        print(f"yardstick (benchmarks/yardstick.py) in the same session: {seconds:.2f} s")
 
 
 if __name__ == "__main__":

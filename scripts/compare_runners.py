@@ -10,7 +10,7 @@ environment (one CPU thread, the shared trainings of `.cache/trainings`, so no c
   (`%reset -f`) and undoes what an earlier chapter may have changed in the process (`fresh_state`); after each cell,
   one draws the figures as PNG and SVG and runs the chapter's checks; a last one hands back what the checks read.
 
-It prints each way's seconds, their ratio to the yardstick (`../shared/yardstick.py`, run before and after in the
+It prints each way's seconds, their ratio to the yardstick (`benchmarks/yardstick.py`, run before and after in the
 same session, when it is there), and the code cells whose outputs differ from the runner's (a live timing differs
 by nature). The build keeps its runner only if nbclient is slower or its outputs differ.
 """
@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from sitebuild.in_chapter.execute import DATA, as_data, figure_outputs  # noqa: E402
 from sitebuild.in_mkdocs import chapters  # noqa: E402
 
-YARDSTICK = ROOT.parent / "shared" / "yardstick.py"
+YARDSTICK = ROOT / "benchmarks" / "yardstick.py"
 ADDED = "compare_runners"  # the metadata key of the cells this script adds around a chapter's own
 RESULT = "text/x-compare-runners"  # the kind of output of `finish`: JSON as text, where NaN stays a number
 

@@ -4,12 +4,34 @@
 #   bash scripts/dev.sh test    install everything into .venv, then run the whole test suite
 #                               (unit tests, docstring examples, chapter scripts, strict site build)
 #   bash scripts/dev.sh build   install everything into .venv, then build the site into site/
+# TORCH_INDEX chooses the build of torch (see install_torch): cpu, default, or an index URL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export DISABLE_MKDOCS_2_WARNING=true NO_MKDOCS_2_WARNING=1
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
+
+# Which build of torch: TORCH_INDEX=cpu, the default on a machine with no NVIDIA GPU, takes PyTorch's CPU wheels
+# (about 200 MB, where the package index gives Linux the 2.7 GB CUDA build); TORCH_INDEX=default takes the package
+# index's own build; any other value is an index URL (PyTorch's cu128, rocm6.4, ...). Where the CPU index cannot be
+# reached, the package index's build is installed instead, with a line that says so.
+install_torch() {
+  local torch index=${TORCH_INDEX:-}
+  torch=$(grep -E '^torch==' requirements.txt | cut -d' ' -f1)
+  if [[ -z "$index" ]]; then
+    index=default
+    if [[ "$(uname -s)" == Linux ]] && ! command -v nvidia-smi >/dev/null; then index=cpu; fi
+  fi
+  [[ "$index" == cpu ]] && index=https://download.pytorch.org/whl/cpu
+  if [[ "$index" != default ]]; then
+    if "$VENV/bin/python" -m pip install --quiet --retries 1 --timeout 20 --index-url "$index" "$torch"; then
+      return
+    fi
+    echo "dev.sh: $index could not be reached; installing $torch from the default package index" >&2
+  fi
+  "$VENV/bin/python" -m pip install --quiet "$torch"
+}
 
 install() {
   if [[ ! -x "$VENV/bin/python" ]]; then
@@ -19,8 +41,7 @@ install() {
   wanted=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$wanted" ]]; then
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
-    # torch first and pinned, so nothing later pulls a multi-GB CUDA build.
-    "$VENV/bin/python" -m pip install --quiet "$(grep -E '^torch==' requirements.txt)"
+    install_torch  # first and pinned, so nothing later pulls another build
     "$VENV/bin/python" -m pip install --quiet -r requirements.txt
     "$VENV/bin/python" -m pip install --quiet --no-deps -e .
     echo "$wanted" > "$stamp"

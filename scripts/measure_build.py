@@ -6,7 +6,7 @@
 1. Cold build: `mkdocs build --strict` after deleting `.cache/` (chapter runs, shared
    trainings), as on a fresh clone: every chapter executed once, every figure drawn, every
    model trained. Just before it and just after it, each in a fresh process, the
-   yardstick of this machine's speed (`../shared/yardstick.py`; the speed of a shared machine drifts): the
+   yardstick of this machine's speed (`benchmarks/yardstick.py`; the speed of a shared machine drifts): the
    script prints and records both runs, and the ratio of the build to their mean.
    The build is held to at most 20 times the yardstick; the ratio is a benchmark, not a test.
 2. Prose edit: with `mkdocs serve` running, add a sentence to a page; the time until the
@@ -42,7 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "benchmarks" / "build-times.json"
-YARDSTICK = ROOT.parent / "shared" / "yardstick.py"  # this machine's speed as one number, where it exists
+YARDSTICK = ROOT / "benchmarks" / "yardstick.py"  # this machine's speed as one number
 PROSE_PAGE = ROOT / "docs" / "masks" / "index.md"
 PROSE_PAGE_ZH = ROOT / "docs" / "masks" / "index.zh.md"  # the same page in the Chinese edition
 CODE_MODULES = [ROOT / "tutorial_code" / "debugging.py", ROOT / "tutorial_code" / "positional.py"]
@@ -57,7 +57,7 @@ EXTRA = os.environ.get("SERVE_OPTIONS", "--dirty --no-strict").split()  # as `ba
 
 
 def one_training() -> float:
-    """Seconds of the yardstick, `../shared/yardstick.py` (500 Adam steps of a small nn.TransformerEncoder on one
+    """Seconds of the yardstick, `benchmarks/yardstick.py` (500 Adam steps of a small nn.TransformerEncoder on one
     thread), in a fresh process; without it, one 500-step sum-task training of this package."""
     env = ENV | {"TQDM_DISABLE": "1", "PYTHONPATH": str(ROOT)}
     if YARDSTICK.exists():
@@ -237,7 +237,7 @@ def readme_text(times: dict) -> str:
         f"Measured by `scripts/measure_build.py` on {times['date']} ({times['machine']}, {times['cpus']} CPUs, "
         f"torch {times['torch']}):\n\n"
         f"| Build | Seconds |\n|---|---|\n"
-        f"| `../shared/yardstick.py`, this machine's speed (500 Adam steps of a small encoder; mean of a run before "
+        f"| `benchmarks/yardstick.py`, this machine's speed (500 Adam steps of a small encoder; mean of a run before "
         f"and a run after the cold build) | {training} |\n"
         f"| cold `mkdocs build --strict`, chapters, notebooks and figures included, both editions | {cold} |\n"
         f"| of which the Chinese edition's pass | {chinese} |\n"

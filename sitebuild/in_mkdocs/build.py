@@ -14,7 +14,6 @@ everything one build learns in a
 from __future__ import annotations
 
 import base64
-import copy
 import gzip
 import hashlib
 import json
@@ -26,7 +25,7 @@ from pathlib import Path
 import nbformat
 
 from sitebuild.in_mkdocs import chapters as chapter_runs
-from sitebuild.in_mkdocs import editions, pages
+from sitebuild.in_mkdocs import downloads, editions, pages
 from tutorial_tools import contents
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,56 +124,6 @@ def run_chapters(
     return executed, {chapter.name for chapter in pending}, line
 
 
-def links_cell(chapter: chapter_runs.ChapterNotebook, site_url: str) -> nbformat.NotebookNode:
-    page = chapter.page
-    url = site_url + page.removesuffix("index.md")
-    name = chapter.name
-    return nbformat.v4.new_markdown_cell(
-        f"This notebook is the code of the chapter page [{url}]({url}), executed when the site was built. "
-        f"Download it: [{name}.ipynb]({name}.ipynb) (with these outputs) or [{name}.py]({name}.py) "
-        "(the jupytext source). It needs the `tutorial_code` package: the next cell installs it from the "
-        f"repository where it is missing.\n\nFrom a terminal: `transformer-tutorial {chapter.command} --help`."
-    )
-
-
-REPOSITORY = next(  # repo_url of mkdocs.yml: where a notebook installs the package from
-    line.split(":", 1)[1].strip()
-    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines()
-    if line.startswith("repo_url:")
-)
-
-
-def install_cell() -> nbformat.NotebookNode:
-    """The first code cell of a downloaded notebook: on Colab or a fresh Jupyter it installs the package from the
-    repository when `tutorial_code` is missing; where it is installed (the build, a clone) it does nothing."""
-    return nbformat.v4.new_code_cell(
-        "# On Colab or a fresh Jupyter: install this tutorial's package when it is missing\n"
-        "# (in a clone of the repository, `pip install -e .` does the same).\n"
-        "import importlib.util\n"
-        "import subprocess\n"
-        "import sys\n\n"
-        'if importlib.util.find_spec("tutorial_code") is None:\n'
-        f'    package = "transformer-tutorial @ git+{REPOSITORY}"\n'
-        '    subprocess.run([sys.executable, "-m", "pip", "install", package], check=True)\n'
-    )
-
-
-def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url: str) -> bytes:
-    """The executed notebook as readers get it: the current Markdown cells, a cell of links, the install cell, the
-    outputs."""
-    notebook = chapter_runs.with_outputs(copy.deepcopy(chapter.notebook), executed)
-    cells = notebook.cells
-    if cells and cells[0].cell_type == "markdown" and cells[0].source.startswith("# "):
-        title, _, rest = cells[0].source.partition("\n")
-        cells[0].source = f"{title}: the notebook\n{rest}"  # tells it apart from the chapter page in tabs and links
-    links = links_cell(chapter, site_url)
-    links["id"] = f"{chapter.name}-links"
-    install = install_cell()
-    install["id"] = f"{chapter.name}-install"
-    cells[1:1] = [links, install]
-    return nbformat.writes(notebook).encode()
-
-
 SITE_DATA = {
     ("language_model", "explorer_model"): "explorer/language_model.json",
     ("training", "sum_explorer_model"): "explorer/sum_model.json",
@@ -197,7 +146,7 @@ def run_and_publish(state: BuildState, site_url: str, workers: int = 2) -> set[s
     found = {name: chapter_runs.read_notebook(path) for name, path in chapter_runs.chapter_scripts(ROOT).items()}
     executed_paths, rerun, line = run_chapters(found, workers)
     state.log.append(line)
-    state.notebooks, figures = found, {}
+    state.notebooks, figures, everything = found, {}, {}
     for name, chapter in found.items():
         executed = nbformat.read(executed_paths[name], as_version=4)
         state.sections[name] = chapter_runs.sections_of(chapter, executed)
@@ -223,14 +172,18 @@ def run_and_publish(state: BuildState, site_url: str, workers: int = 2) -> set[s
                 except editions.Untranslated as error:
                     raise chapter_runs.ChapterError(f"chapter {name!r}, figure {section_name!r}: {error}") from None
                 state.generated.append((f"figures/{editions.CHINESE_FIGURES}/{section_name}.svg", chinese.encode()))
-        content = published_notebook(chapter, executed, site_url)
+        content = downloads.published_notebook(chapter, executed, site_url)
         published = PUBLISHED / editions.NOTEBOOK_DIR / f"{name}.ipynb"
         if not published.exists() or published.read_bytes() != content:
             published.write_bytes(content)
         state.notebook_files.append(f"{editions.NOTEBOOK_DIR}/{name}.ipynb")
         # The downloads, next to the notebook's page: the executed notebook and its jupytext source.
         state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.ipynb", content))
-        state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.py", chapter.script.read_bytes()))
+        drawn = {section for section, found in state.sections[name].items() if found.png is not None}
+        script = downloads.downloadable_script(chapter.script.read_text(encoding="utf-8"), drawn)
+        state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.py", script.encode()))
+        everything[name] = content
+    state.generated.append((f"{editions.NOTEBOOK_DIR}/{downloads.ZIP_NAME}", downloads.notebooks_zip(everything)))
     return rerun
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from sitebuild.in_mkdocs import downloads
 from tutorial_tools import contents
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,9 +56,11 @@ def notebook_list(language: str) -> str:
         title = words["notebook_title"].format(title=chapter.heading(language))
         lines.append(
             f"- [{title}]({NOTEBOOK_DIR}/{name}.ipynb): [{name}.ipynb]({NOTEBOOK_DIR}/{name}/{name}.ipynb), "
-            f"[{name}.py]({NOTEBOOK_DIR}/{name}/{name}.py), `transformer-tutorial {chapter.command}`"
+            f"[{name}.py]({NOTEBOOK_DIR}/{name}/{name}.py), [Colab]({downloads.colab_url(name)}), "
+            f"`transformer-tutorial {chapter.command}`"
         )
-    return "\n".join(lines)
+    every = words["notebook_zip"].format(zip=f"{NOTEBOOK_DIR}/{downloads.ZIP_NAME}")
+    return every + "\n\n" + "\n".join(lines)
 
 
 def with_run_box(markdown: str, chapter: contents.Chapter, language: str) -> str:

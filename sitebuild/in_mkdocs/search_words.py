@@ -27,6 +27,7 @@ def jieba_dictionary() -> Path:
 USAGE = ROOT / "i18n" / "glossary_usage.yml"
 CHINESE = "zh"
 CUT = "\u200b"  # how the search plugin's text marks jieba's cuts, and what its separator splits on
+TITLE_CUT = "<wbr>"  # the same in a title, which results show as HTML: a cut that no reader sees, copies or hears
 
 
 def other_names() -> dict[str, list[str]]:
@@ -43,8 +44,8 @@ def with_other_names(text: str, names: dict[str, list[str]]) -> str:
         >>> with_other_names("\\u200b掩码\\u200b和\\u200b掩码", {"掩码": ["掩蔽"], "教师强制": ["强制教学"]})
         '\\u200b掩码\\u200b和\\u200b掩码\\u200b掩蔽\\u200b\\u200b掩蔽\\u200b'
     """
-    plain = text.replace(CUT, "")  # a term jieba cuts in two (KV 缓存) still counts
-    found = [name for term, others in names.items() for name in others * plain.count(term)]
+    plain = text.replace(CUT, "").lower()  # a term jieba cuts in two (KV 缓存) still counts, Dropout too
+    found = [name for term, others in names.items() for name in others * plain.count(term.lower())]
     return text + "".join(f"{CUT}{name}{CUT}" for name in found)
 
 
@@ -64,7 +65,8 @@ def one_index_per_edition(site_dir: Path) -> None:
     mkdocs-static-i18n gives both passes one index, so English and API pages ranked first for a query typed on
     the Chinese site. The Chinese index holds the Chinese pages only, located from the Chinese site's root
     (where `chinese_search_base` points the Chinese pages' search), and the other names of the glossary's
-    terms, so that 强制教学 finds the page that teaches 教师强制.
+    terms, so that 强制教学 finds the page that teaches 教师强制. Chinese titles mark jieba's cuts with `<wbr>`,
+    not with zero-width spaces, so that a result's title is the heading's text.
     """
     import json
 
@@ -83,6 +85,7 @@ def one_index_per_edition(site_dir: Path) -> None:
     for doc in chinese:
         doc["location"] = doc["location"].removeprefix(prefix)
         doc["text"] = with_other_names(doc["text"], names)
+        doc["title"] = doc["title"].replace(CUT, TITLE_CUT)
     chinese_file = site_dir / CHINESE / "search" / "search_index.json"
     chinese_file.parent.mkdir(parents=True, exist_ok=True)
     chinese_file.write_text(json.dumps({**index, "docs": chinese}, separators=(",", ":")), encoding="utf-8")
@@ -104,3 +107,25 @@ def chinese_search_base(output: str) -> str:
         count=1,
         flags=re.S,
     )
+
+
+def with_notebook_entries(site_dir: Path, notebooks: list[tuple[str, str]]) -> None:
+    """Add one short entry per notebook page, `(location, chapter heading)`, to the English search index.
+
+    The notebook pages are kept out of the index as the search plugin makes it (they repeat their chapter's code
+    and outputs, a fifth of the index for no new words); this entry lets "notebook" or a chapter's name find the
+    notebook itself.
+    """
+    import json
+
+    index_file = site_dir / "search" / "search_index.json"
+    if not index_file.exists():
+        return
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    for location, heading in notebooks:
+        text = (
+            f"The executed notebook of chapter {heading}: its code, outputs and figures. Download it as .ipynb "
+            "or as a jupytext .py script, or open it in Colab."
+        )
+        index["docs"].append({"location": location, "title": f"{heading}: the notebook", "text": text})
+    index_file.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")

@@ -397,6 +397,7 @@ CHINESE_QUERIES = [  # a term, and the pages that teach it (注意力 is on ever
     ("层规范化", ("zh/feed_forward_and_norm/",)),
     ("掩蔽", ("zh/masks/",)),
     ("KV缓存", ("zh/kv_cache/",)),  # a Latin term written against Chinese characters
+    ("暂退法", ("zh/best_practices/",)),  # d2l-zh's name for dropout, which the pages keep in English
 ]
 QUERY_IDS = [
     "attention",
@@ -407,6 +408,7 @@ QUERY_IDS = [
     "ceng-guifanhua",
     "yanbi",
     "kv-huancun",
+    "zantuifa",
 ]
 
 
@@ -418,6 +420,10 @@ def test_search_finds_chinese_terms_on_the_chinese_pages(browser, base_url, quer
     tab.keyboard.press("End")  # the search reacts to a key
     tab.wait_for_selector(".md-search-result__item", timeout=15_000)
     found = tab.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
+    titles = tab.eval_on_selector_all(
+        ".md-search-result__article h1, .md-search-result__article h2", "titles => titles.map(t => t.textContent)"
+    )
+    assert titles and not [t for t in titles if "\u200b" in t or "<wbr>" in t], titles  # what a reader copies, hears
     found_pages = {urlsplit(href).path for href in found}
     assert {urlsplit(base_url + page).path for page in pages} & found_pages, sorted(found_pages)
     assert all(urlsplit(href).path.startswith(urlsplit(base_url).path + "zh/") for href in found), found

@@ -73,3 +73,28 @@ def test_an_exercise_is_written_and_checked_installed(installed, tmp_path):
     assert written.returncode == 0 and (tmp_path / "causal_mask.py").exists(), written.stderr
     checked = run(env, tmp_path, "check", "causal-mask")
     assert checked.returncode == 1 and "not implemented yet" in checked.stdout  # the starter, untouched
+
+
+def test_a_downloaded_notebook_runs_on_the_installed_wheel(installed, site, tmp_path, monkeypatch):
+    """The notebook a reader downloads, run by nbclient in a fresh kernel from an empty folder, with the package
+    from the wheel: its install cell finds the package there and installs nothing; every cell prints what the
+    build's run printed."""
+    import nbformat
+    from conftest import stdout_of
+    from nbclient import NotebookClient
+
+    _, env = installed
+    for key in ("TUTORIAL_CACHE_DIR", "PYTHONPATH"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    built = nbformat.read(site / "notebooks" / "masks" / "masks.ipynb", as_version=4)
+    fresh = nbformat.read(site / "notebooks" / "masks" / "masks.ipynb", as_version=4)
+    for cell in fresh.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    fresh.cells.append(nbformat.v4.new_code_cell("import tutorial_code\nprint(tutorial_code.__file__)"))
+    NotebookClient(fresh, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    printed = stdout_of(fresh)
+    assert printed[-1].startswith(env["PYTHONPATH"]), printed[-1]  # the wheel's copy, not the checkout's
+    assert printed[:-1] == stdout_of(built)
+    assert list(tmp_path.iterdir()) == []  # it wrote nothing where it ran

@@ -57,8 +57,41 @@ def test_the_downloads_are_the_executed_notebook_and_its_source(site, name):
     nbformat.validate(notebook)
     assert any(stdout_of(notebook)), "the download carries the outputs of the build"
     assert notebook.metadata["kernelspec"]["name"] == "python3"
-    script = (ROOT / "docs" / name / "script.py").read_bytes()
-    assert (site / "notebooks" / name / f"{name}.py").read_bytes() == script
+    script = (ROOT / "docs" / name / "script.py").read_text(encoding="utf-8")
+    download = (site / "notebooks" / name / f"{name}.py").read_text(encoding="utf-8")
+    assert "--8<--" not in download, "the pages' section markers stay out of the download"
+    assert download.startswith(script.split("\n# %%", 1)[0])  # the title cell, then the install cell
+    assert 'find_spec("tutorial_code")' in download.split("import tutorial_code")[0].split("from tutorial_code")[0]
+    added = set(download.splitlines()) - set(script.splitlines())
+    assert all("plt" in line or "tutorial_code" in line or line.startswith(("#", "import", "    ")) for line in added)
+
+
+def test_the_downloaded_script_runs_with_python_and_saves_its_figures(site, tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "masks.py"
+    script.write_bytes((site / "notebooks" / "masks" / "masks.py").read_bytes())
+    env = {**prepared_env(), "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, script.name], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tmp_path / "mask_maps_figure.png").read_bytes().startswith(b"\x89PNG")
+    built = nbformat.read(site / "notebooks" / "masks" / "masks.ipynb", as_version=4)
+    assert result.stdout == "".join(stdout_of(built))  # the notebook's printing, in order
+
+
+def test_every_notebook_is_in_one_zip_and_opens_in_colab(site):
+    import zipfile
+
+    archive = zipfile.ZipFile(site / "notebooks" / "notebooks.zip")
+    assert sorted(archive.namelist()) == sorted(f"notebooks/{name}.ipynb" for name in NAMES)
+    for name in NAMES:
+        assert archive.read(f"notebooks/{name}.ipynb") == (site / "notebooks" / name / f"{name}.ipynb").read_bytes()
+    listing = (site / "notebooks" / "index.html").read_text(encoding="utf-8")
+    assert 'href="notebooks.zip"' in listing or 'href="notebooks/notebooks.zip"' in listing
+    page = (site / "notebooks" / "masks" / "index.html").read_text(encoding="utf-8")
+    colab = "https://colab.research.google.com/github/attention-by-hand/attention-by-hand/blob/notebooks/masks.ipynb"
+    assert f'href="{colab}"' in page and f'href="{colab}"' in listing
 
 
 def test_figures_are_outputs_of_the_cells_that_draw_them(site):
@@ -99,9 +132,14 @@ def test_the_downloaded_notebook_runs_top_to_bottom_in_a_fresh_kernel(site, name
     assert stdout_of(fresh) == stdout_of(built)
 
 
-def test_notebook_pages_keep_out_of_search_and_edit_their_chapter_script(site):
+def test_notebook_pages_have_one_short_search_entry_and_edit_their_chapter_script(site):
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    assert not [doc["location"] for doc in index["docs"] if re.match(r"notebooks/\w+/", doc["location"])]
+    entries = [doc for doc in index["docs"] if re.match(r"notebooks/\w+/", doc["location"])]
+    assert len(entries) == len(NAMES), "one short entry per notebook, not its code and outputs again"
+    assert {"location": "notebooks/masks/", "title": "3. Masks: the notebook"}.items() <= next(
+        doc for doc in entries if doc["location"] == "notebooks/masks/"
+    ).items()
+    assert all(len(doc["text"]) < 300 for doc in entries)
     html = (site / "notebooks" / "masks" / "index.html").read_text(encoding="utf-8")
     assert "/edit/main/docs/masks/script.py" in html
 

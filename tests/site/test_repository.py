@@ -52,7 +52,7 @@ def test_zizmor_finds_nothing():
     assert "No findings" in result.stdout + result.stderr
 
 
-def test_deploy_is_the_only_job_with_write_permissions():
+def test_only_the_deploy_and_notebook_jobs_write():
     import yaml
 
     for workflow in (ROOT / ".github" / "workflows").glob("*.yml"):
@@ -63,8 +63,34 @@ def test_deploy_is_the_only_job_with_write_permissions():
         for name, job in config["jobs"].items():
             writes = {k for k, v in job.get("permissions", {}).items() if v == "write"}
             if writes:
-                assert (workflow.name, name) == ("pages.yml", "deploy"), f"{workflow.name}:{name} writes {writes}"
-                assert writes == {"pages", "id-token"}
+                allowed = {("pages.yml", "deploy"): {"pages", "id-token"}, ("pages.yml", "notebooks"): {"contents"}}
+                assert allowed.get((workflow.name, name)) == writes, f"{workflow.name}:{name} writes {writes}"
+        if workflow.name == "pages.yml":  # the notebook job runs nothing of the repository: no checkout
+            assert not any("checkout" in step.get("uses", "") for step in config["jobs"]["notebooks"]["steps"])
+
+
+def test_no_file_of_the_repository_points_outside_it():
+    """A clone works alone: no tracked file reads or names a path beside the repository (`../shared`), but for
+    the test below, which compares the yardstick with the shared one where that is present."""
+    pattern = r"\.\./shared|/ \"shared\""
+    found = run("git", "grep", "-n", "-I", "-E", pattern, "--", ".", ":!tests/site/test_repository.py")
+    assert found.stdout == "", found.stdout
+
+
+def test_the_yardstick_of_the_repository_is_the_shared_one():
+    """benchmarks/yardstick.py is a copy of the team's yardstick, so a clone needs nothing beside it; its function
+    must stay the same, or the ratios of two machines would measure different work."""
+    import ast
+
+    shared = ROOT.parent / "shared" / "yardstick.py"
+    if not shared.exists():
+        pytest.skip("no shared yardstick beside this checkout")
+
+    def function(path):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        return next(ast.dump(node) for node in tree.body if isinstance(node, ast.FunctionDef))
+
+    assert function(ROOT / "benchmarks" / "yardstick.py") == function(shared)
 
 
 def test_the_build_times_in_the_readme_are_the_measured_ones():
@@ -82,3 +108,20 @@ def test_the_build_times_in_the_readme_are_the_measured_ones():
     chinese = times["cold"]["chinese_pass_seconds"]
     assert chinese / (times["cold"]["seconds"] - chinese) <= 0.15, "both editions within 15 % of English alone"
     assert times["prose_edit_zh_seconds"] <= 3, "mkdocs serve shows a prose edit of a Chinese page within 3 s"
+
+
+def test_text_files_end_in_one_newline_without_trailing_spaces():
+    """What pre-commit's end-of-file-fixer and trailing-whitespace hooks would change (vendored KaTeX aside)."""
+    listed = run("git", "ls-files", "-z", "--", ".", ":!docs/assets/katex/").stdout.split("\0")
+    wrong = []
+    for name in filter(None, listed):
+        data = (ROOT / name).read_bytes()
+        if b"\0" in data or not data or name.endswith((".png", ".svg", ".ico", ".woff2")):
+            continue
+        lines = data.split(b"\n")
+        if not data.endswith(b"\n") or data.endswith(b"\n\n"):
+            wrong.append(f"{name}: should end in exactly one newline")
+        wrong += [
+            f"{name}:{number}: trailing whitespace" for number, line in enumerate(lines, 1) if line.rstrip() != line
+        ]
+    assert not wrong, "\n".join(wrong[:20])

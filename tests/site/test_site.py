@@ -184,10 +184,11 @@ def test_the_sitemap_lists_every_notebook_page(site):
     assert gzip.decompress((site / "sitemap.xml.gz").read_bytes()).decode() == sitemap
 
 
-def test_search_result_titles_show_math_as_text(site):
+def test_search_result_titles_show_math_as_text_and_no_zero_width_spaces(site):
     import json
 
     for index in (site / "search" / "search_index.json", site / "zh" / "search" / "search_index.json"):
         titles = [doc["title"] for doc in json.loads(index.read_text(encoding="utf-8"))["docs"]]
         assert [title for title in titles if "\\" in title or "$" in title] == []
+        assert [title for title in titles if "\u200b" in title] == [], "jieba's cuts show as <wbr> in titles"
     assert "Multi-head attention and W_O" in titles or any("W_O" in title for title in titles)

@@ -192,3 +192,38 @@ def test_a_notebook_figure_links_to_the_published_file_with_the_same_bytes(tmp_p
     assert linked_figures(page, "../../", str(tmp_path)) == (
         f'<img src="../../figures/loss.png"><img src="data:image/png;base64,{other}">'
     )
+
+
+def test_the_downloaded_script_has_no_markers_installs_first_and_saves_each_figure():
+    from sitebuild.in_mkdocs import downloads
+
+    source = (
+        "# %% [markdown]\n# # 3. Masks\n\n\n# %%\n# --8<-- [start:setup]\nimport torch\n# --8<-- [end:setup]\n\n\n"
+        "# %%\n# --8<-- [start:maps]\nfig = draw()\n# --8<-- [end:maps]\n\n\n# %%\n# --8<-- [start:text]\n"
+        "print(1)\n# --8<-- [end:text]\n"
+    )
+    script = downloads.downloadable_script(source, {"maps"})
+    assert "--8<--" not in script
+    cells = script.split("# %%")
+    assert cells[1].startswith(" [markdown]") and "find_spec" in cells[2] and "import matplotlib.pyplot" in cells[3]
+    assert 'fig = draw()\nplt.savefig("maps.png", bbox_inches="tight")\n' in script
+    assert script.count("savefig") == 1
+    assert "savefig" not in downloads.downloadable_script(source, set()) and "matplotlib" not in (
+        downloads.downloadable_script(source, set())
+    )
+    compile(script.replace("draw()", "None"), "masks.py", "exec")
+
+
+def test_the_notebook_zip_is_the_same_bytes_for_the_same_notebooks():
+    import io
+    import zipfile
+
+    from sitebuild.in_mkdocs import downloads
+
+    notebooks = {"masks": b'{"cells": []}', "training": b"{}"}
+    first = downloads.notebooks_zip(notebooks)
+    assert first == downloads.notebooks_zip(notebooks)
+    archive = zipfile.ZipFile(io.BytesIO(first))
+    assert archive.namelist() == ["notebooks/masks.ipynb", "notebooks/training.ipynb"]
+    assert archive.read("notebooks/training.ipynb") == b"{}"
+    assert downloads.colab_url("masks").endswith("/blob/notebooks/masks.ipynb")
