@@ -5,6 +5,8 @@
     transformer-tutorial training --seed 1 --steps 200 --device cuda
     transformer-tutorial exercise --list         the graded exercises
     transformer-tutorial exercise causal-mask    write a starter file; then: transformer-tutorial check causal-mask
+    transformer-tutorial language-model --save runs/lm
+    transformer-tutorial sample --from runs/lm --prompt "def "   continue a prompt with the kept model
 
 `python -m tutorial_tools ...` does the same. A chapter is its script,
 `docs/<chapter>/script.py`; the options replace the values of the script's parameters
@@ -24,8 +26,10 @@ import tokenize
 import types
 from pathlib import Path
 
+from tutorial_tools.arguments import MAX_SEED, whole_number
 from tutorial_tools.contents import CHAPTERS, Chapter
 from tutorial_tools.sections import section_lines, section_text
+from tutorial_tools.trained_models import KEEPERS, keep_trained, sample_main, writable_folder
 
 PARAMETERS = "parameters"  # the section of a chapter script whose values the options replace
 
@@ -79,23 +83,6 @@ def chapters() -> dict[str, Chapter]:
     return {chapter.command: chapter for chapter in CHAPTERS}
 
 
-def whole_number(minimum: int, maximum: int):
-    """An argparse type: a whole number from `minimum` to `maximum`."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {'at least 1' if minimum == 1 else '0 or more'}, got {value}")
-        if value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum:,}, got {value:,}")
-        return value
-
-    return parse
-
-
 def device_value(text: str) -> str:
     """Check a `--device` value: one PyTorch understands and that this machine has."""
     import torch
@@ -117,7 +104,6 @@ def device_value(text: str) -> str:
     return text
 
 
-MAX_SEED = 2**32 - 1  # the range every seeded library accepts (NumPy's seeds stop there)
 MAX_STEPS = 1_000_000  # far beyond what any chapter needs; a typo with extra digits should not run for days
 
 OPTIONS = {  # option -> (parameter, how to read it, what it sets)
@@ -132,7 +118,8 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
         prog="transformer-tutorial",
         description="Run a chapter of 'Attention, by hand' and print what its page shows.",
         epilog="Options of one chapter: transformer-tutorial CHAPTER --help. Exercises: transformer-tutorial "
-        "exercise --list, transformer-tutorial exercise NAME, transformer-tutorial check NAME",
+        "exercise --list, transformer-tutorial exercise NAME, transformer-tutorial check NAME. A trained model: "
+        "transformer-tutorial language-model --save DIR, then transformer-tutorial sample --from DIR --prompt TEXT",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="chapter", metavar="CHAPTER", required=True)
@@ -146,11 +133,14 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
             meaning = notes.get(parameter, meaning)  # the chapter's own words: which models --steps sets
             shown = f"{meaning} (default {defaults[parameter]})" if parameter in defaults else argparse.SUPPRESS
             sub.add_argument(f"--{option}", type=parse, help=shown)
+        keeps = "keep the trained model in this folder, for `transformer-tutorial sample --from DIR`"
+        sub.add_argument("--save", metavar="DIR", help=keeps if command in KEEPERS else argparse.SUPPRESS)
         sub.add_argument("--no-progress", action="store_true", help="no progress bar on standard error")
         sub.set_defaults(chapter_key=command)
     # Listed for --help; run() hands them to their own parsers (tutorial_tools/exercises/commands.py).
     commands.add_parser("exercise", help="write the starter file of a graded exercise; exercise --list: all of them")
     commands.add_parser("check", help="grade your file of an exercise: check NAME [FILE]")
+    commands.add_parser("sample", help="continue a prompt with a model kept by --save: sample --from DIR --prompt TEXT")
     return parser
 
 
@@ -182,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(argv: list[str]) -> int:
     """Run the command line `argv`: a chapter, or the `exercise` and `check` commands."""
+    if argv and argv[0] == "sample":
+        return sample_main(argv[1:])
     if argv and argv[0] in ("exercise", "check"):
         from tutorial_tools.exercises import commands
 
@@ -209,10 +201,18 @@ def run(argv: list[str]) -> int:
             f"the chapter {chapter.command!r} {what}, so {' and '.join('--' + o for o in unknown)} "
             f"does not apply; it takes {', '.join(takes) if takes else 'no options'}"
         )
+    if args.save is not None and chapter.command not in KEEPERS:
+        parser.error(
+            f"the chapter {chapter.command!r} keeps no model, so --save does not apply; {', '.join(KEEPERS)} do"
+        )
+    folder = writable_folder(parser, args.save) if args.save is not None else None
     if args.no_progress:
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its defaults from TQDM_* variables
     overrides = {parameter[option]: value for option, value in given.items()}
-    exec(chapter_code(chapter, overrides), {"__name__": "__main__", "__file__": str(script_path(chapter))})
+    namespace = {"__name__": "__main__", "__file__": str(script_path(chapter))}
+    exec(chapter_code(chapter, overrides), namespace)
+    if folder is not None:
+        keep_trained(chapter.command, folder, namespace, {**defaults, **overrides})
     return 0
 
 

@@ -98,3 +98,20 @@ def test_a_downloaded_notebook_runs_on_the_installed_wheel(installed, site, tmp_
     assert printed[-1].startswith(env["PYTHONPATH"]), printed[-1]  # the wheel's copy, not the checkout's
     assert printed[:-1] == stdout_of(built)
     assert list(tmp_path.iterdir()) == []  # it wrote nothing where it ran
+
+
+def test_sample_continues_a_prompt_with_a_kept_model_installed(installed, tmp_path):
+    """`sample --from DIR` on a model kept with `tutorial_code.saved_models.keep` (as `--save` keeps one; the
+    chapter's training itself is left to tests/unit/test_cli_behaviour.py, in-process)."""
+    _, env = installed
+    keep = (
+        "import torch\nfrom tutorial_code.language_model import CharTransformer, CharVocabulary\n"
+        "from tutorial_code.saved_models import keep\ntorch.manual_seed(0)\n"
+        "vocabulary = CharVocabulary.of('def return x\\n')\n"
+        "keep('kept', CharTransformer(len(vocabulary.chars), d_model=16, num_heads=2, num_layers=1), vocabulary)\n"
+    )
+    subprocess.run([sys.executable, "-c", keep], cwd=tmp_path, env=env, check=True)
+    result = run(env, tmp_path, "sample", "--from", "kept", "--prompt", "def ", "--chars", "20", "--top-p", "0.9")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("def ") and len(result.stdout) == 4 + 20 + 1
+    assert run(env, tmp_path, "--help").stdout.count("sample") >= 1

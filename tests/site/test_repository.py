@@ -125,3 +125,25 @@ def test_text_files_end_in_one_newline_without_trailing_spaces():
             f"{name}:{number}: trailing whitespace" for number, line in enumerate(lines, 1) if line.rstrip() != line
         ]
     assert not wrong, "\n".join(wrong[:20])
+
+
+def test_one_python_floor_stated_the_same_everywhere():
+    """pyproject's requires-python is what the README, the home pages and ruff's target say, and what runs here."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    floor = project["project"]["requires-python"].removeprefix(">=")
+    assert re.fullmatch(r"3\.\d+", floor)
+    assert project["tool"]["ruff"]["target-version"] == "py" + floor.replace(".", "")
+    assert sys.version_info >= tuple(map(int, floor.split(".")))
+    stated = {
+        "README.md": f"Python {floor}+",
+        "docs/index.md": f"Python {floor} or newer",
+        "docs/index.zh.md": f"Python {floor} 或更高版本",
+    }
+    for name, words in stated.items():
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert words in text, name
+        others = set(re.findall(r"Python (3\.\d+)", text)) - {floor}
+        assert not others, f"{name} names another Python: {others}"

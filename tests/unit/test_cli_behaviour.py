@@ -181,3 +181,71 @@ def test_a_graded_file_may_import_a_helper_beside_it(tmp_path):
     (tmp_path / "my_helpers.py").write_text("ANSWER = 42\n", encoding="utf-8")
     (tmp_path / "causal_mask.py").write_text("from my_helpers import ANSWER\n", encoding="utf-8")
     assert load(tmp_path / "causal_mask.py").ANSWER == 42
+
+
+@pytest.fixture
+def keeping_chapter(chapter_dir, monkeypatch):
+    """The test chapter as one that keeps a model: an untrained CharTransformer over the characters it printed."""
+    from tutorial_code.language_model import CharTransformer, CharVocabulary
+    from tutorial_tools import trained_models
+
+    def keeper(namespace, values):
+        import torch
+
+        torch.manual_seed(values["SEED"])
+        vocabulary = CharVocabulary.of("def return x\n")
+        return CharTransformer(len(vocabulary.chars), d_model=16, num_heads=2, num_layers=1), vocabulary
+
+    monkeypatch.setitem(trained_models.KEEPERS, "test-chapter", keeper)
+    monkeypatch.setattr(cli, "KEEPERS", trained_models.KEEPERS)
+    chapter_dir("")
+
+
+def test_save_keeps_the_model_and_sample_continues_a_prompt(keeping_chapter, tmp_path, capsys):
+    folder = tmp_path / "kept" / "lm"  # made where it is missing
+    assert cli.main(["test-chapter", "--seed", "4", "--save", str(folder)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "seed 4, steps 5\n"  # standard output is still what the chapter prints
+    assert f"sample --from {folder}" in captured.err and (folder / "model.pt").exists()
+    assert cli.main(["sample", "--from", str(folder), "--prompt", "def ", "--chars", "30", "--seed", "1"]) == 0
+    first = capsys.readouterr().out
+    assert first.startswith("def ") and len(first) == len("def ") + 30 + 1  # and the newline of print
+    assert set(first[:-1]) <= set("def return x\n")
+    options = ["sample", "--from", str(folder), "--prompt", "def ", "--chars", "30", "--seed", "1"]
+    assert cli.main([*options, "--temperature", "0.5", "--top-p", "0.9"]) == 0
+    assert cli.main(options) == 0
+    assert capsys.readouterr().out.endswith(first)  # the same seed, the same text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--prompt", "déf"], "--prompt: prompt holds characters the model never saw: 'é'"),
+        (["--prompt", ""], "--prompt: prompt must hold at least one character"),
+        (["--prompt", "d", "--top-p", "0"], "argument --top-p: must be a number in (0, 1]"),
+        (["--prompt", "d", "--temperature", "-1"], "argument --temperature: must be a number above 0"),
+        (["--prompt", "d", "--chars", "-3"], "argument --chars: must be 0 or more"),
+    ],
+)
+def test_sample_refuses_what_it_cannot_do_in_one_line(keeping_chapter, tmp_path, capsys, args, message):
+    cli.main(["test-chapter", "--save", str(tmp_path)])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["sample", "--from", str(tmp_path), *args])
+    assert ended.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_save_where_nothing_can_be_written_or_nothing_is_kept(keeping_chapter, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for argv, message in [
+        (["test-chapter", "--save", str(blocker / "sub")], "--save "),
+        (["sample", "--from", str(tmp_path / "none"), "--prompt", "d"], "no saved model in"),
+    ]:
+        with pytest.raises(SystemExit) as ended:
+            cli.main(argv)
+        assert ended.value.code == 2 and message in capsys.readouterr().err
+    (tmp_path / "model.pt").write_bytes(b"not a model")
+    with pytest.raises(SystemExit):
+        cli.main(["sample", "--from", str(tmp_path), "--prompt", "d"])
+    assert "is not a model kept by this tutorial" in capsys.readouterr().err
