@@ -66,7 +66,8 @@ def one_index_per_edition(site_dir: Path) -> None:
     the Chinese site. The Chinese index holds the Chinese pages only, located from the Chinese site's root
     (where `chinese_search_base` points the Chinese pages' search), and the other names of the glossary's
     terms, so that 强制教学 finds the page that teaches 教师强制. Chinese titles mark jieba's cuts with `<wbr>`,
-    not with zero-width spaces, so that a result's title is the heading's text.
+    not with zero-width spaces, so that a result's title is the heading's text. The chapter pages' code blocks
+    and outputs stay out of both indexes (`without_code_blocks`).
     """
     import json
 
@@ -88,8 +89,27 @@ def one_index_per_edition(site_dir: Path) -> None:
         doc["title"] = doc["title"].replace(CUT, TITLE_CUT)
     chinese_file = site_dir / CHINESE / "search" / "search_index.json"
     chinese_file.parent.mkdir(parents=True, exist_ok=True)
-    chinese_file.write_text(json.dumps({**index, "docs": chinese}, separators=(",", ":")), encoding="utf-8")
-    english_file.write_text(json.dumps(english, separators=(",", ":")), encoding="utf-8")
+    for doc in index["docs"]:
+        if not doc["location"].startswith("reference/"):
+            doc["text"] = without_code_blocks(doc["text"])
+    chinese_file.write_text(json.dumps({**index, "docs": chinese}, **COMPACT), encoding="utf-8")
+    english_file.write_text(json.dumps(english, **COMPACT), encoding="utf-8")
+
+
+COMPACT = {"separators": (",", ":"), "ensure_ascii": False}  # UTF-8: a Chinese character is 3 bytes, not 6
+CODE_BLOCK = re.compile(r"<pre>.*?</pre>", re.S)
+
+
+def without_code_blocks(text: str) -> str:
+    """A page's search text without its code blocks and printed outputs, which were half of each index and
+    which every page loads: prose, headings and inline code stay searchable, and the API pages keep their
+    code (the index's one place for every name of the package).
+
+    Examples:
+        >>> without_code_blocks("<p>the <code>mask</code></p><pre><code>x = 1</code></pre><p>then</p>")
+        '<p>the <code>mask</code></p> <p>then</p>'
+    """
+    return CODE_BLOCK.sub(" ", text)
 
 
 def chinese_search_base(output: str) -> str:
@@ -128,4 +148,4 @@ def with_notebook_entries(site_dir: Path, notebooks: list[tuple[str, str]]) -> N
             "or as a jupytext .py script, or open it in Colab."
         )
         index["docs"].append({"location": location, "title": f"{heading}: the notebook", "text": text})
-    index_file.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
+    index_file.write_text(json.dumps(index, **COMPACT), encoding="utf-8")

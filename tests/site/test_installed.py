@@ -40,6 +40,7 @@ def test_the_wheel_holds_the_package_data_and_the_license(installed):
     assert "tutorial_code/results-cpu.json" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert "tutorial_chapters/overview/script.py" in names
+    assert "tutorial_i18n/cli.zh.yml" in names  # the Chinese of the checks
 
 
 def test_the_installed_package_is_the_one_that_runs(installed, tmp_path):
@@ -73,6 +74,8 @@ def test_an_exercise_is_written_and_checked_installed(installed, tmp_path):
     assert written.returncode == 0 and (tmp_path / "causal_mask.py").exists(), written.stderr
     checked = run(env, tmp_path, "check", "causal-mask")
     assert checked.returncode == 1 and "not implemented yet" in checked.stdout  # the starter, untouched
+    chinese = run(env, tmp_path, "check", "causal-mask", "--lang", "zh")
+    assert chinese.returncode == 1 and "未通过" in chinese.stdout and "not implemented" not in chinese.stdout
 
 
 def test_a_downloaded_notebook_runs_on_the_installed_wheel(installed, site, tmp_path, monkeypatch):

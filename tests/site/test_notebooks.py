@@ -14,7 +14,7 @@ from sitebuild.in_mkdocs.chapters import chapter_scripts
 from tutorial_tools.contents import by_slug
 
 NAMES = list(chapter_scripts(ROOT))
-RERUN_IN_A_KERNEL = ["masks", "training", "best_practices"]  # one without training, two that train and draw
+RERUN_IN_A_KERNEL = ["training", "best_practices"]  # two that train and draw (masks: tests/site/test_installed.py)
 
 
 @pytest.mark.parametrize("name", NAMES)

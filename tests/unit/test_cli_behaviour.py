@@ -249,3 +249,22 @@ def test_save_where_nothing_can_be_written_or_nothing_is_kept(keeping_chapter, t
     with pytest.raises(SystemExit):
         cli.main(["sample", "--from", str(tmp_path), "--prompt", "d"])
     assert "is not a model kept by this tutorial" in capsys.readouterr().err
+
+
+def test_the_chapter_15_keeper_reads_the_width_the_chapter_computes():
+    """`todays-models --save` trains the model of chapter 15's `llama_size` section: its `d_ff`, read from the
+    chapter's run, must be the one that section assigns."""
+    import ast
+
+    from tutorial_tools.sections import section_text
+    from tutorial_tools.trained_models import KEEPERS
+
+    source = (contents.chapter_folders() / "todays_models" / "script.py").read_text(encoding="utf-8")
+    names = [
+        target.id
+        for node in ast.parse(section_text(source, "llama_size")).body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    ]
+    assert "d_ff" in names and set(KEEPERS) == {"language-model", "todays-models"}

@@ -56,6 +56,7 @@ def test_the_untouched_starter_fails_cleanly(name, tmp_path):
         assert any(BUG_HINTS[name] in result.hint for result in failed), failed
     else:  # every check says "not implemented yet", nothing else
         assert all(result.message == NOT_IMPLEMENTED and not result.hint for result in results), results
+    assert untranslated(failed) == []
 
 
 @pytest.mark.parametrize(("name", "correct", "planted", "hint"), PLANTED, ids=[f"{p[0]}:{p[3]}" for p in PLANTED])
@@ -65,6 +66,21 @@ def test_a_planted_mistake_gets_its_hint(name, correct, planted, hint, tmp_path)
     results = graded(layout_free(correct).sub(lambda _: planted, code, count=1), name, tmp_path)
     hints = [result.hint for result in results if not result.passed]
     assert any(hint in text for text in hints), hints
+    assert untranslated([result for result in results if not result.passed]) == []  # --lang zh says it all
+
+
+def untranslated(results) -> list[str]:
+    """The lines of these results that `--lang zh` would leave in English (two English words, no Chinese)."""
+    import re
+
+    from tutorial_tools.language import say
+
+    lines = [line for result in results for line in (result.name, *result.message.splitlines(), result.hint) if line]
+
+    def words(line: str) -> int:  # English words, not names of code (padding_mask, x.shape)
+        return sum(bool(re.fullmatch(r"[A-Za-z]{3,}[,.:;]?", word)) for word in line.split())
+
+    return [line for line in lines if words(line) >= 2 and say(line, "zh") == line]
 
 
 def test_each_chapter_folder_lists_only_its_own_exercises_and_mistakes():
@@ -105,7 +121,7 @@ def test_exercise_writes_a_starter_once_and_check_grades_it(tmp_path):
     state = {line.split()[0]: line for line in listed}
     assert set(state) == set(EXERCISES)
     assert state["causal-mask"].endswith("passes") and state["shift-right"].endswith("does not pass yet")
-    assert state["kv-cache"].endswith("not started") and "kv_cache" in state["kv-cache"]
+    assert state["kv-cache"].endswith("not started yet") and "kv_cache" in state["kv-cache"]
     forced = run_cli("exercise", "causal-mask", "--force", cwd=tmp_path)
     assert forced.returncode == 0 and "NotImplementedError" in (tmp_path / "causal_mask.py").read_text()
 

@@ -10,6 +10,9 @@ from pathlib import Path
 from tutorial_tools.exercises.catalogue import EXERCISES, Exercise
 from tutorial_tools.exercises.grading import DEFAULT_TIME_LIMIT, grade_in_subprocess
 from tutorial_tools.exercises.starter import starter_code
+from tutorial_tools.language import LANGUAGES, chosen, say, say_report
+
+LANGUAGE_HELP = "the language of the messages: en or zh (default: from LANG, else en)"
 
 
 def _exercise(parser: argparse.ArgumentParser, name: str) -> Exercise:
@@ -59,6 +62,12 @@ def _learner_file(parser: argparse.ArgumentParser, exercise: Exercise, given: st
     return path
 
 
+def _speaks(parser: argparse.ArgumentParser, language: str) -> None:
+    """After the arguments are read: the parser's own error lines (those this module writes) in `language`."""
+    english = parser.error
+    parser.error = lambda message: english(say(message, language))  # type: ignore[method-assign]
+
+
 def exercise_main(argv: list[str]) -> int:
     """`transformer-tutorial exercise NAME [--force]` and `transformer-tutorial exercise --list`."""
     parser = argparse.ArgumentParser(
@@ -69,9 +78,12 @@ def exercise_main(argv: list[str]) -> int:
     parser.add_argument("name", nargs="?", metavar="NAME", help="the exercise, e.g. causal-mask")
     parser.add_argument("--list", action="store_true", help="every exercise, and whether your file here passes")
     parser.add_argument("--force", action="store_true", help="overwrite your file with a fresh starter")
+    parser.add_argument("--lang", choices=LANGUAGES, help=LANGUAGE_HELP)
     args = parser.parse_args(argv)
+    language = chosen(args.lang)
+    _speaks(parser, language)
     if args.list:
-        return list_exercises(Path.cwd())
+        return list_exercises(Path.cwd(), language)
     if args.name is None:
         parser.error("name an exercise, or use --list to see them")
     exercise = _exercise(parser, args.name)
@@ -81,26 +93,30 @@ def exercise_main(argv: list[str]) -> int:
     if path.exists() and not args.force:
         parser.error(f"{exercise.file_name} already exists here; add --force to replace it with a fresh starter")
     try:
-        path.write_text(starter_code(exercise), encoding="utf-8")
+        path.write_text(starter_code(exercise, language), encoding="utf-8")
     except OSError as error:  # a read-only folder, a full disk
         parser.error(f"cannot write {path}: {error.strerror}; run the command in a folder you can write to")
-    action = "find and fix the mistake" if exercise.bug else "write the code where `raise NotImplementedError` stands"
-    print(f"Wrote {exercise.file_name}: {exercise.title}. Open it, {action}, then run:")
+    title = say(exercise.title, language)
+    if exercise.bug:
+        wrote = f"Wrote {exercise.file_name}: {title}. Open it, find and fix the mistake, then run:"
+    else:
+        wrote = f"Wrote {exercise.file_name}: {title}. Open it, write the code where the raise stands, then run:"
+    print(say(wrote, language))
     print(f"    transformer-tutorial check {exercise.name}")
     return 0
 
 
-def list_exercises(directory: Path) -> int:
+def list_exercises(directory: Path, language: str = "en") -> int:
     """Print every exercise with its chapter, and the state of the learner's file in `directory`."""
     width = max(len(name) for name in EXERCISES)
     for name, exercise in EXERCISES.items():
         path = directory / exercise.file_name
         if not path.exists():
-            state = "not started"
+            state = "not started yet"
         else:
             status, _ = grade_in_subprocess(name, path)
-            state = "passes" if status == 0 else "does not pass yet"
-        print(f"{name:<{width}}  {exercise.chapter:<28}  {exercise.kind:<12}  {state}")
+            state = "every check passes" if status == 0 else "does not pass yet"
+        print(f"{name:<{width}}  {exercise.chapter:<28}  {exercise.kind:<12}  {say(state, language)}")
     return 0
 
 
@@ -119,9 +135,11 @@ def check_main(argv: list[str]) -> int:
         metavar="SECONDS",
         help=f"how long your code may run, a positive number of seconds (default {DEFAULT_TIME_LIMIT:g})",
     )
+    parser.add_argument("--lang", choices=LANGUAGES, help=LANGUAGE_HELP)
     args = parser.parse_args(argv)
+    _speaks(parser, chosen(args.lang))
     exercise = _exercise(parser, args.name)
     path = _learner_file(parser, exercise, args.file)
     status, text = grade_in_subprocess(exercise.name, path, args.time_limit)
-    print(text)
+    print(say_report(text, chosen(args.lang)))
     return status

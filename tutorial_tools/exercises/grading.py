@@ -157,8 +157,9 @@ def verdict_line(exercise: Exercise, results: list[Check], total: int | None = N
     """The last line: every check passed, or how many of them did."""
     total = len(results) if total is None else total
     passed = sum(result.passed for result in results)
-    verdict = "all checks pass" if passed == total else f"{passed} of {total} checks pass"
-    return f"{exercise.name}: {verdict}."
+    if passed == total:
+        return f"{exercise.name}: all checks pass."
+    return f"{exercise.name}: {passed} of {total} checks pass."
 
 
 def visible_lines(text: str) -> str:

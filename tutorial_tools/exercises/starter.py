@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tutorial_tools import sections
 from tutorial_tools.exercises.catalogue import Exercise
+from tutorial_tools.language import say
 
 
 def module_path(module: str) -> Path:
@@ -91,19 +92,29 @@ def fix_diff(exercise: Exercise, context: int = 2) -> str:
     return "\n".join(lines) + "\n"
 
 
-def starter_code(exercise: Exercise) -> str:
-    """The file `transformer-tutorial exercise NAME` writes: a header, then the code to complete or repair."""
+def starter_code(exercise: Exercise, language: str = "en") -> str:
+    """The file `transformer-tutorial exercise NAME` writes: a header, then the code to complete or repair.
+    The header is in `language` (`tutorial_tools.language`); the code is the page's, as the page shows it."""
     code = reference_code(exercise)
     if exercise.bug is not None:
         code = plant(code, *exercise.bug, what=f"{exercise.name}: the planted bug")
     code = _without_bodies(code, exercise.write)
-    what = "Find the mistake and fix it" if exercise.bug else "Write the code where `raise NotImplementedError` stands"
-    header = textwrap.fill(f"{exercise.title}. {exercise.task}", 100)
-    return (
-        f'"""Exercise `{exercise.name}` (chapter: {exercise.chapter}).\n\n{header}\n\n{what}, then run:\n\n'
-        f"    transformer-tutorial check {exercise.name}\n\nThe solution is on the chapter's page, folded.\n"
-        f'"""\n\n{code}'
+    what = (
+        "Find the mistake and fix it, then run:"
+        if exercise.bug
+        else "Write the code where `raise NotImplementedError` stands, then run:"
     )
+    lines = [
+        f"Exercise `{exercise.name}` (chapter: {exercise.chapter}).",
+        f"{say(exercise.title, language)}{'。' if language == 'zh' else '. '}{say(exercise.task, language)}",
+        say(what, language),
+        f"    transformer-tutorial check {exercise.name}",
+        say("The solution is on the chapter's page, folded.", language),
+    ]
+    lines[0] = say(lines[0], language)
+    if language == "en":
+        lines[1] = textwrap.fill(lines[1], 100)
+    return '"""' + "\n\n".join(lines) + '\n"""\n\n' + code
 
 
 def _without_bodies(code: str, targets: tuple[str, ...]) -> str:
