@@ -118,3 +118,36 @@ def test_sample_continues_a_prompt_with_a_kept_model_installed(installed, tmp_pa
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("def ") and len(result.stdout) == 4 + 20 + 1
     assert run(env, tmp_path, "--help").stdout.count("sample") >= 1
+
+
+EVERY_CHAPTER = """
+import ast, contextlib, importlib, io, sys
+from tutorial_tools import cli
+from tutorial_tools.contents import chapter_folders
+for command, chapter in cli.chapters().items():
+    script = chapter_folders() / chapter.slug / "script.py"
+    for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tutorial_code"):
+            module = importlib.import_module(node.module)
+            assert module.__file__.startswith(sys.argv[1]), module.__file__
+            for alias in node.names:
+                getattr(module, alias.name)  # every name a chapter imports is in the installed package
+    with contextlib.redirect_stdout(io.StringIO()) as shown, contextlib.suppress(SystemExit):
+        cli.main([command, "--help"])
+    assert "--no-progress" in shown.getvalue(), command
+    print(command)
+"""
+
+
+def test_every_chapter_imports_from_the_installed_package_and_shows_its_options(installed, tmp_path):
+    """Every chapter's script, as installed, finds each name it imports in the wheel's `tutorial_code`, and its
+    command answers --help. (Two chapters run whole above, and the notebook of a third; running all of them
+    takes minutes: tests/site/test_cli.py runs four from the checkout.)"""
+    from tutorial_tools.cli import chapters
+
+    _, env = installed
+    result = subprocess.run(
+        [sys.executable, "-c", EVERY_CHAPTER, env["PYTHONPATH"]], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == list(chapters())

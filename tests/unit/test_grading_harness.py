@@ -399,3 +399,67 @@ def test_the_record_is_out_of_reach_of_the_environment_atexit_and_forks(tmp_path
     assert "record path in the environment: False" in text
     time.sleep(3)  # longer than the fork would have waited
     assert not marker_exit.exists() and not marker_fork.exists()
+
+
+# ---------------------------------------------------------------- shortcuts a file may take
+
+
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [
+        ("from tutorial_code.masks import causal_mask\n", "takes causal_mask from the tutorial's package"),
+        ("import tutorial_code.masks as m\n\ncausal_mask = m.causal_mask\n", "takes causal_mask from"),
+        (
+            "import sys\n\n\ndef causal_mask(seq_len, device=None):\n"
+            "    return sys._getframe(1).f_locals['expected']\n",
+            "uses _getframe, which reads the grader's own variables",
+        ),
+        (
+            "import inspect\n\n\ndef causal_mask(seq_len, device=None):\n"
+            "    return inspect.currentframe().f_back.f_locals['expected']\n",
+            "uses currentframe",
+        ),
+    ],
+    ids=["from-import", "module-alias", "getframe", "currentframe"],
+)
+def test_a_file_that_borrows_the_answer_is_refused_before_any_check(code, says, tmp_path, capsys):
+    status = grade_file("causal-mask", written(tmp_path, "causal-mask", code))
+    printed = capsys.readouterr().out
+    assert status == 1 and says in printed and "PASS" not in printed
+
+
+@pytest.mark.parametrize(
+    ("patch", "named"),
+    [
+        ("torch.nn.Linear.forward = lambda self, x: x\n", "torch.nn.Linear.forward"),
+        (
+            "import tutorial_tools.exercises.checks as checks\n"
+            "checks.Check.__init__ = lambda self, name, *a, **k: object.__setattr__(self, 'name', name)\n",
+            "tutorial_tools.exercises.checks.Check",
+        ),
+    ],
+    ids=["nn-linear-forward", "check-init"],
+)
+def test_a_patched_layer_or_grader_class_is_put_back_and_named(patch, named, tmp_path, capsys):
+    linear_forward = torch.nn.Linear.forward
+    code = "import torch\n" + patch + "\n" + wrong("causal-mask")
+    status = grade_file("causal-mask", written(tmp_path, "causal-mask", code))
+    printed = capsys.readouterr().out
+    assert status == 1 and named in printed and "cannot pass" in printed
+    assert torch.nn.Linear.forward is linear_forward
+
+
+def test_a_tensor_subclass_is_not_compared():
+    class AlwaysClose(torch.Tensor):
+        def __eq__(self, other):
+            return True
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return True if func is torch.allclose else super().__torch_function__(func, types, args, kwargs or {})
+
+    got = torch.zeros(3).as_subclass(AlwaysClose)
+    with pytest.raises(Wrong) as raised:
+        expect_close(got, torch.ones(3), "f(x)")
+    assert "subclass of torch.Tensor" in raised.value.message and "plain torch.Tensor" in raised.value.hint
+    expect_close(torch.nn.Parameter(torch.ones(3)), torch.ones(3), "a parameter")  # a parameter is compared

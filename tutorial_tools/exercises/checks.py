@@ -77,8 +77,7 @@ def expect_close(
     wrap in a tensor themselves, so for it only the kind (boolean, integer, floating) is compared.
     Tensors on the meta device have no values: for them only shape, dtype and device are compared.
     """
-    if not isinstance(got, torch.Tensor):
-        raise Wrong(f"{what}: should be a torch.Tensor, got {type(got).__name__}")
+    expect_plain_tensor(got, what)
     if "meta" in (got.device.type, expected.device.type):  # a meta tensor has a shape, dtype and device, no values
         if got.shape != expected.shape:
             raise Wrong(f"{what}: shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
@@ -94,6 +93,18 @@ def expect_close(
         raise Wrong(f"{what}: shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
     _expect_same_kind(got, expected, what, check_dtype)
     raise Wrong(describe_difference(got, expected, what, atol))
+
+
+def expect_plain_tensor(got: object, what: str) -> None:
+    """Raise `Wrong` unless `got` is a `torch.Tensor` itself (or a parameter): a subclass can answer any
+    comparison as it likes, so none is compared."""
+    if not isinstance(got, torch.Tensor):
+        raise Wrong(f"{what}: should be a torch.Tensor, got {type(got).__name__}")
+    if type(got) not in (torch.Tensor, torch.nn.Parameter):
+        raise Wrong(
+            f"{what}: a {type(got).__name__}, a subclass of torch.Tensor, which the grader does not compare",
+            "return a plain torch.Tensor",
+        )
 
 
 def _on_cpu(tensor: torch.Tensor) -> torch.Tensor:
@@ -299,7 +310,9 @@ class ToolGuard:
 
     Made before the learner's file is loaded, it records every function and class of `torch`,
     `torch.nn.functional`, `math` and each `tutorial_code` and `tutorial_tools` module then imported (the checks, the
-    graders and the references), and the attributes of `torch.Tensor` and `torch.nn.Module`.
+    graders and the references), the functions of the grading process's `__main__`, and the attributes of
+    `torch.Tensor`, `torch.nn.Module`, every layer class of `torch.nn` (`nn.Linear.forward`) and every class of
+    those modules (`Check.__init__`).
     [`restore`][tutorial_tools.exercises.checks.ToolGuard.restore] puts them back and names what
     had changed, so that grading runs with the originals and can say what the learner's code did.
     """
@@ -315,6 +328,17 @@ class ToolGuard:
         for module in modules:
             self._save(module.__name__, module, vars(module))
         self._classes = {"torch.Tensor": torch.Tensor, "torch.nn.Module": torch.nn.Module}
+        main = sys.modules.get("__main__")
+        if isinstance(main, ModuleType) and main not in modules:  # the grading process's own functions
+            self._save("__main__", main, vars(main))
+        for module in [*modules, torch.nn]:  # the classes of the graders and references, and torch.nn's layers
+            for key, cls in vars(module).items():
+                if isinstance(cls, type) and cls.__module__.split(".")[0] in (
+                    "torch",
+                    "tutorial_code",
+                    "tutorial_tools",
+                ):
+                    self._classes.setdefault(f"{module.__name__}.{key}", cls)
         self._class_keys = {label: set(vars(cls)) for label, cls in self._classes.items()}
         for label, cls in self._classes.items():
             self._save(label, cls, vars(cls))

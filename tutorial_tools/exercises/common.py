@@ -11,7 +11,7 @@ from typing import TypeVar
 import torch
 from torch import nn
 
-from tutorial_tools.exercises.checks import Mistake, Wrong, expect_close
+from tutorial_tools.exercises.checks import Mistake, Wrong, expect_close, expect_plain_tensor
 
 Grader = list[tuple[str, Callable[[ModuleType], None]]]
 """A grader: `(name, check)` pairs; each check takes the learner's module and raises `Wrong` on a difference."""
@@ -119,8 +119,7 @@ def expect_same(
 
 def expect_kind(got: object, expected: torch.Tensor, what: str) -> None:
     """Raise `Wrong` unless `got` is a tensor of the reference's shape, dtype and device (values not compared)."""
-    if not isinstance(got, torch.Tensor):
-        raise Wrong(f"{what}: should be a torch.Tensor, got {type(got).__name__}")
+    expect_plain_tensor(got, what)
     if got.shape != expected.shape:
         raise Wrong(f"{what}: shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
     if got.dtype != expected.dtype:

@@ -14,11 +14,15 @@ learner's file, and a `ToolGuard` puts back what the file replaces. Everything t
 prints is shown under its own label, above the verdict.
 
 What this guards against: a file that ends the process early, replaces the grader's or PyTorch's
-functions, prints its own verdict, or leaves work behind: the grading process ends with `os._exit`
+functions (a method of `nn.Linear`, of the grader's classes or of the grading process's `__main__`
+included), prints its own verdict, or leaves work behind: the grading process ends with `os._exit`
 after its last write, so no `atexit` handler of the file runs, and it runs in a session of its own
-whose every process (a fork included) is killed when it ends or runs out of time. What it does not
-guard against: code that looks for the record in the grading process's own memory or folders and
-writes it while the checks run. It is not a sandbox: the file runs with the learner's rights.
+whose every process (a fork included) is killed when it ends or runs out of time. A file that takes
+the exercise's functions from the package, or names a way to read the grader's frames (`f_back`,
+`sys._getframe`, ...), is refused before any check (`own_code`); an output that is a subclass of
+`torch.Tensor`, which could answer any comparison, is not compared. What it does not guard against:
+code that hides those names, or looks for the record in the grading process's own memory or folders
+and writes it while the checks run. It is not a sandbox: the file runs with the learner's rights.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -39,6 +44,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
 from tutorial_tools.exercises.catalogue import EXERCISES, Exercise
+from tutorial_tools.exercises.starter import reference_code
 
 if TYPE_CHECKING:
     from tutorial_tools.exercises.checks import Check, ToolGuard
@@ -84,6 +90,44 @@ def load(path: Path) -> ModuleType:
             f"{path.name} raised {type(error).__name__}{_line(error, path)} while loading: {error}"
         ) from None
     return module
+
+
+# what a file would use to read the grader's variables (the expected values) from its frames
+FRAME_READING = re.compile(
+    r"\b(_getframe|currentframe|f_back|f_locals|f_globals|get_referrers|getouterframes|stack\(\))"
+)
+
+
+def own_code(exercise: Exercise, learner: ModuleType, path: Path) -> None:
+    """Raise `LoadError` when the file does not hold the exercise's code itself: it takes a function of the
+    exercise from the package (`from tutorial_code.masks import causal_mask`), or reads the grader's frames.
+    Not a sandbox (see the module's docstring): these are the shortcuts a learner may take without meaning harm."""
+    import ast
+
+    source = path.read_text(encoding="utf-8")
+    found = FRAME_READING.search(source)
+    if found:
+        raise LoadError(
+            f"{path.name} uses {found.group(1)}, which reads the grader's own variables: "
+            "the checks run only on code that computes its results itself"
+        )
+    defined = [
+        node.name
+        for node in ast.parse(reference_code(exercise)).body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    ]
+    borrowed = [
+        name
+        for name in defined
+        if str(getattr(getattr(learner, name, None), "__module__", learner.__name__)).startswith(
+            ("tutorial_code", "tutorial_tools")
+        )
+    ]
+    if borrowed:
+        raise LoadError(
+            f"{path.name} takes {_listing(borrowed)} from the tutorial's package instead of defining it: "
+            "the exercise is to write it in your file"
+        )
 
 
 def _line(error: BaseException, path: Path) -> str:
@@ -192,6 +236,7 @@ def grade_file(name: str, path: Path, record_path: str | None = None) -> int:
     record = GradingRecord(name, len(checks), record_path)
     try:
         learner = load(path.resolve())
+        own_code(exercise, learner, path.resolve())
     except LoadError as error:
         record.finish(load_error=str(error))
         if record_path is None:
