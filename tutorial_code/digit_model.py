@@ -242,7 +242,7 @@ def train_digit_model(
     losses = []
     start = time.perf_counter()
     model.train()
-    for _ in tqdm(range(steps), desc="training", unit="step"):
+    for _ in tqdm(range(steps), desc="digit model", unit="step"):
         inputs, targets = batches(batch_size, seq_len, data)
         prediction, _ = model(inputs.to(device))
         loss = loss_fn(prediction, targets.to(device))

@@ -274,7 +274,7 @@ def train_language_model(
     )
     losses, start = [], time.perf_counter()
     model.train()
-    for _ in tqdm(range(steps), desc="training", unit="step"):
+    for _ in tqdm(range(steps), desc="language model", unit="step"):
         inputs, targets = random_windows(
             train_ids, batch_size, model.context, data
         )

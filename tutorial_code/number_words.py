@@ -188,7 +188,7 @@ def train_number_words(
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     losses, start = [], time.perf_counter()
     model.train()
-    for _ in tqdm(range(steps), desc="training", unit="step"):
+    for _ in tqdm(range(steps), desc="number words", unit="step"):
         picks = torch.randint(0, 800, (64,), generator=batches).tolist()
         numbers = [train_numbers[i] for i in picks]
         source = encode_digits(numbers).to(device)  # (B, 3)

@@ -289,7 +289,7 @@ def train_reversal(
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     losses, start = [], time.perf_counter()
     model.train()
-    for _ in tqdm(range(steps), desc="training", unit="step"):
+    for _ in tqdm(range(steps), desc="reversal model", unit="step"):
         source, target = reversal_batch(64, 8, data)
         source, target = source.to(device), target.to(device)
         target_input = shift_right(target) if shift else target

@@ -1,8 +1,8 @@
 """The package as a learner installs it: a wheel built from this checkout, run from a folder outside it.
 
-The wheel is installed with `--target` into a temporary folder, and run with this environment's interpreter
-(torch, matplotlib and the rest are already there) and that folder first on the path, from another temporary
-folder: what the chapters, the exercises and the checks read must come with the wheel, not from the checkout.
+The wheel is installed into a fresh venv (the dependencies, torch, matplotlib and the rest, borrowed from this
+environment), and run with its interpreter from another temporary folder: what the chapters, the exercises and
+the checks read must come with the wheel, not from the checkout.
 The chapters run are those that read a file (the benchmark results), with few steps.
 """
 
@@ -18,19 +18,40 @@ from conftest import ROOT
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, dict]:
-    wheels, target = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("installed")
+    """A fresh venv outside the checkout with the wheel installed in it: `(wheel, environment)`, where the
+    environment's PATH starts with the venv's bin. Its own site-packages holds the package; the dependencies
+    (torch, matplotlib, ...) come from this environment through a .pth line, which adds their folder without
+    running its .pth files, so this checkout's editable install stays out of reach."""
+    import sysconfig
+    import venv
+
+    wheels, home = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("venv")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)], check=True)
     wheel = next(wheels.glob("transformer_tutorial-*.whl"))
-    subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], check=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("TUTORIAL_CACHE_DIR", "PYTHONPATH")}
-    env.update(PYTHONPATH=str(target), TQDM_DISABLE="1")
+    venv.create(home, with_pip=False)
+    python = home / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+    )  # fmt: skip
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)], check=True)
+    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("TUTORIAL_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(PATH=f"{home / 'bin'}{os.pathsep}{env.get('PATH', '')}", TQDM_DISABLE="1", VENV=str(home))
     return wheel, env
+
+
+def python(env: dict) -> str:
+    """The fresh venv's interpreter."""
+    return str(Path(env["VENV"]) / "bin" / "python")
 
 
 def run(env: dict, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "tutorial_tools", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
+        [python(env), "-m", "tutorial_tools", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
     )
 
 
@@ -46,10 +67,10 @@ def test_the_wheel_holds_the_package_data_and_the_license(installed):
 def test_the_installed_package_is_the_one_that_runs(installed, tmp_path):
     _, env = installed
     where = subprocess.run(
-        [sys.executable, "-c", "import tutorial_code, tutorial_tools; print(tutorial_code.__file__)"],
+        [python(env), "-c", "import sys, tutorial_code, tutorial_tools; print(tutorial_code.__file__, sys.prefix)"],
         capture_output=True, text=True, cwd=tmp_path, env=env, check=True,
     ).stdout  # fmt: skip
-    assert env["PYTHONPATH"] in where and str(ROOT) not in where
+    assert where.count(env["VENV"]) == 2 and str(ROOT) not in where  # the venv's own copy, and its own prefix
 
 
 @pytest.mark.parametrize(
@@ -79,28 +100,37 @@ def test_an_exercise_is_written_and_checked_installed(installed, tmp_path):
 
 
 def test_a_downloaded_notebook_runs_on_the_installed_wheel(installed, site, tmp_path, monkeypatch):
-    """The notebook a reader downloads, run by nbclient in a fresh kernel from an empty folder, with the package
-    from the wheel: its install cell finds the package there and installs nothing; every cell prints what the
-    build's run printed."""
+    """The notebook a reader downloads, run by nbclient from an empty folder in a kernel of the fresh venv
+    (a kernel spec of its own, found through JUPYTER_PATH): its install cell finds the package there and installs
+    nothing; every cell prints what the build's run printed."""
+    import json
+
     import nbformat
     from conftest import stdout_of
     from nbclient import NotebookClient
 
     _, env = installed
+    kernels = tmp_path / "jupyter" / "kernels" / "fresh-venv"
+    kernels.mkdir(parents=True)
+    argv = [python(env), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (kernels / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "fresh", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     for key in ("TUTORIAL_CACHE_DIR", "PYTHONPATH"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
     built = nbformat.read(site / "notebooks" / "masks" / "masks.ipynb", as_version=4)
     fresh = nbformat.read(site / "notebooks" / "masks" / "masks.ipynb", as_version=4)
     for cell in fresh.cells:
         if cell.cell_type == "code":
             cell.outputs = []
     fresh.cells.append(nbformat.v4.new_code_cell("import tutorial_code\nprint(tutorial_code.__file__)"))
-    NotebookClient(fresh, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    client = NotebookClient(fresh, timeout=300, kernel_name="fresh-venv", resources={"metadata": {"path": str(folder)}})
+    client.execute()
     printed = stdout_of(fresh)
-    assert printed[-1].startswith(env["PYTHONPATH"]), printed[-1]  # the wheel's copy, not the checkout's
+    assert printed[-1].startswith(env["VENV"]), printed[-1]  # the wheel's copy, not the checkout's
     assert printed[:-1] == stdout_of(built)
-    assert list(tmp_path.iterdir()) == []  # it wrote nothing where it ran
+    assert list(folder.iterdir()) == []  # it wrote nothing where it ran
 
 
 def test_sample_continues_a_prompt_with_a_kept_model_installed(installed, tmp_path):
@@ -113,7 +143,7 @@ def test_sample_continues_a_prompt_with_a_kept_model_installed(installed, tmp_pa
         "vocabulary = CharVocabulary.of('def return x\\n')\n"
         "keep('kept', CharTransformer(len(vocabulary.chars), d_model=16, num_heads=2, num_layers=1), vocabulary)\n"
     )
-    subprocess.run([sys.executable, "-c", keep], cwd=tmp_path, env=env, check=True)
+    subprocess.run([python(env), "-c", keep], cwd=tmp_path, env=env, check=True)
     result = run(env, tmp_path, "sample", "--from", "kept", "--prompt", "def ", "--chars", "20", "--top-p", "0.9")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("def ") and len(result.stdout) == 4 + 20 + 1
@@ -147,7 +177,7 @@ def test_every_chapter_imports_from_the_installed_package_and_shows_its_options(
 
     _, env = installed
     result = subprocess.run(
-        [sys.executable, "-c", EVERY_CHAPTER, env["PYTHONPATH"]], capture_output=True, text=True, cwd=tmp_path, env=env
+        [python(env), "-c", EVERY_CHAPTER, env["VENV"]], capture_output=True, text=True, cwd=tmp_path, env=env
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == list(chapters())
