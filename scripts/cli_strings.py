@@ -5,9 +5,11 @@
     python scripts/cli_strings.py --check    exit 1 when a text lacks its Chinese (tests/unit/test_cli_language.py)
 
 A text is a string or an f-string of the graders (`docs/<chapter>/graders.py`), of the grading tools
-(`tutorial_tools/exercises/`), or an exercise's title and description. An f-string's values become
-numbered places, `{0}`, `{1}`, which the Chinese keeps, in any order: `tutorial_tools.language` finds
-the English around them in what a check says, and puts the values into the Chinese.
+(`tutorial_tools/exercises/`), of the command line's own messages (`tutorial_tools/cli.py` and the modules it
+uses; argparse's formats, `tutorial_tools.language.ARGPARSE`), or an exercise's title and description.
+An f-string's values become numbered places, `{0}`, `{1}`, which the Chinese keeps, in any order:
+`tutorial_tools.language` finds the English around them in what a check says, and puts the values into the
+Chinese.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ SOURCES = [
     *sorted((ROOT / "docs").glob("*/graders.py")),
     *(ROOT / "tutorial_tools" / "exercises" / name for name in ("checks.py", "common.py", "grading.py", "commands.py")),
     ROOT / "tutorial_tools" / "exercises" / "starter.py",
+    *(ROOT / "tutorial_tools" / name for name in ("cli.py", "arguments.py", "trained_models.py")),
+    ROOT / "tutorial_code" / "saved_models.py",
 ]
 WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -85,7 +89,9 @@ def exercise_texts() -> list[str]:
 
 def english_texts() -> list[str]:
     """Every English text, in source order, once."""
-    texts = [text for path in SOURCES for text in texts_of(path)] + exercise_texts()
+    from tutorial_tools.language import ARGPARSE
+
+    texts = [text for path in SOURCES for text in texts_of(path)] + exercise_texts() + list(ARGPARSE)
     return list(dict.fromkeys(texts))
 
 

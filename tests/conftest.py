@@ -11,6 +11,7 @@ The site is built once per test run. Figures measured by the tests (largest diff
 PyTorch, build time) are printed at the end of the run, so a reader of the CI log sees them.
 """
 
+import functools
 import os
 import subprocess
 import sys
@@ -72,9 +73,11 @@ def stdout_of(notebook) -> list[str]:
     ]
 
 
+@functools.cache
 def executed_chapters() -> dict[str, dict]:
     """Each chapter's run that the session's build stored (`.cache/chapters/<name>-<key>.ipynb`), as JSON, by
-    chapter: its outputs, and in its metadata the checks it ran and the recorded runs it read."""
+    chapter: its outputs, and in its metadata the checks it ran and the recorded runs it read. Read once per
+    process (several MB of notebooks; the site is built once per test run): do not change what it returns."""
     import json
 
     from sitebuild.in_mkdocs.build import STORE

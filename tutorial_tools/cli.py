@@ -28,6 +28,8 @@ from pathlib import Path
 
 from tutorial_tools.arguments import MAX_SEED, whole_number
 from tutorial_tools.contents import CHAPTERS, Chapter
+from tutorial_tools.language import LANGUAGES, SpeakingParser, chosen
+from tutorial_tools.language import given_in as language_given_in
 from tutorial_tools.sections import section_lines, section_text
 from tutorial_tools.trained_models import KEEPERS, keep_trained, sample_main, writable_folder
 
@@ -104,6 +106,7 @@ def device_value(text: str) -> str:
     return text
 
 
+LANGUAGE_HELP = "the language of the messages: en or zh (default: from LANG, else en)"
 MAX_STEPS = 1_000_000  # far beyond what any chapter needs; a typo with extra digits should not run for days
 
 OPTIONS = {  # option -> (parameter, how to read it, what it sets)
@@ -114,7 +117,7 @@ OPTIONS = {  # option -> (parameter, how to read it, what it sets)
 
 
 def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = SpeakingParser(
         prog="transformer-tutorial",
         description="Run a chapter of 'Attention, by hand' and print what its page shows.",
         epilog="Options of one chapter: transformer-tutorial CHAPTER --help. Exercises: transformer-tutorial "
@@ -122,7 +125,8 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
         "transformer-tutorial language-model --save DIR, then transformer-tutorial sample --from DIR --prompt TEXT",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
-    commands = parser.add_subparsers(dest="chapter", metavar="CHAPTER", required=True)
+    parser.add_argument("--lang", choices=LANGUAGES, help=LANGUAGE_HELP)
+    commands = parser.add_subparsers(dest="chapter", metavar="CHAPTER", required=True, parser_class=SpeakingParser)
     for command, chapter in found.items():
         defaults, notes = parameters(chapter), parameter_notes(chapter)
         sub = commands.add_parser(
@@ -136,6 +140,7 @@ def build_parser(found: dict[str, Chapter]) -> argparse.ArgumentParser:
         keeps = "keep the trained model in this folder, for `transformer-tutorial sample --from DIR`"
         sub.add_argument("--save", metavar="DIR", help=keeps if command in KEEPERS else argparse.SUPPRESS)
         sub.add_argument("--no-progress", action="store_true", help="no progress bar on standard error")
+        sub.add_argument("--lang", choices=LANGUAGES, help=LANGUAGE_HELP)
         sub.set_defaults(chapter_key=command)
     # Listed for --help; run() hands them to their own parsers (tutorial_tools/exercises/commands.py).
     commands.add_parser("exercise", help="write the starter file of a graded exercise; exercise --list: all of them")
@@ -172,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(argv: list[str]) -> int:
     """Run the command line `argv`: a chapter, or the `exercise` and `check` commands."""
+    SpeakingParser.language = chosen(language_given_in(argv))
     if argv and argv[0] == "sample":
         return sample_main(argv[1:])
     if argv and argv[0] in ("exercise", "check"):

@@ -10,6 +10,7 @@ does not hold stays English (scripts/cli_strings.py lists them; a test keeps the
 
 from __future__ import annotations
 
+import argparse
 import functools
 import importlib.resources
 import os
@@ -141,3 +142,31 @@ def say_report(text: str, language: str) -> str:
             lead = lead.replace(english, chinese)
         lines.append(lead + say(rest, language))
     return "\n".join(lines)
+
+
+ARGPARSE = (  # argparse's own messages, which carry ours: in the catalogue like every other text
+    "argument {0}: {1}",
+    "the following arguments are required: {0}",
+    "unrecognized arguments: {0}",
+    "argument {0}: invalid choice: {1} (choose from {2})",
+    "{0}: error: {1}",
+)
+
+
+def given_in(argv: list[str]) -> str | None:
+    """The value of `--lang` in `argv` (`--lang zh` or `--lang=zh`), before argparse reads it; None without one."""
+    for index, word in enumerate(argv):
+        if word == "--lang" and index + 1 < len(argv):
+            return argv[index + 1]
+        if word.startswith("--lang="):
+            return word.split("=", 1)[1]
+    return None
+
+
+class SpeakingParser(argparse.ArgumentParser):
+    """An argument parser whose error lines are in `language` (its usage and help stay English)."""
+
+    language = "en"
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(say(message, self.language))

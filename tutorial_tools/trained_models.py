@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tutorial_tools.arguments import MAX_SEED, whole_number
+from tutorial_tools.language import LANGUAGES, SpeakingParser
 
 # chapter command -> what it trains and keeps: the model and its characters, from the chapter's run
 Keeper = Callable[[dict, dict], tuple]
@@ -103,7 +104,7 @@ def temperature(text: str) -> float:
 
 
 def sample_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = SpeakingParser(
         prog="transformer-tutorial sample",
         description="Continue a prompt with a model kept by `language-model --save DIR` or `todays-models --save "
         "DIR`. Prints the prompt and what the model wrote after it.",
@@ -114,6 +115,7 @@ def sample_parser() -> argparse.ArgumentParser:
     parser.add_argument("--temperature", type=temperature, default=0.8, help="divides the logits (0.8)")
     parser.add_argument("--top-p", type=probability, default=None, help="keep the nucleus of this mass (off)")
     parser.add_argument("--seed", type=whole_number(0, MAX_SEED), default=0, help="seed of the sampling (0)")
+    parser.add_argument("--lang", choices=LANGUAGES, help="the language of the messages: en or zh")
     return parser
 
 

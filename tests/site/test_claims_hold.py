@@ -15,14 +15,16 @@ CLAIMS = {found.statement: (name, found) for name in chapter_scripts(ROOT) for f
 PAGES = sorted({found.page for _, found in CLAIMS.values()})
 
 
+@pytest.fixture(scope="module")
 def recorded_claims(site) -> list[tuple[str, dict]]:
-    """`(chapter, record)` for every check the chapter runs of this build made."""
+    """`(chapter, record)` for every check the chapter runs of this build made (read once: the stored runs are
+    several MB of notebooks)."""
     return [(name, record) for name, run in executed_chapters().items() for record in run["metadata"].get("claims", [])]
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_each_claim_fails_when_any_of_its_inputs_breaks(site, page):
-    records = [(chapter, rec) for chapter, rec in recorded_claims(site) if rec["statement"].startswith(f"{page}: ")]
+def test_each_claim_fails_when_any_of_its_inputs_breaks(recorded_claims, page):
+    records = [(chapter, rec) for chapter, rec in recorded_claims if rec["statement"].startswith(f"{page}: ")]
     made = {statement for statement in CLAIMS if statement.startswith(f"{page}: ")}
     assert sorted(record["statement"] for _, record in records) == sorted(made), "each check runs once per chapter run"
     for chapter, record in records:

@@ -95,3 +95,26 @@ def test_check_fails_and_passes_in_each_language(tmp_path):
     assert passing_en.stdout.strip().endswith("causal-mask: all checks pass.")
     assert "通过  " in passing_zh.stdout and "PASS" not in passing_zh.stdout and CHINESE.search(passing_zh.stdout)
     assert not CHINESE.search(failing_en.stdout + passing_en.stdout)
+
+
+@pytest.mark.parametrize(
+    ("argv", "english", "chinese"),
+    [
+        (["masks", "--steps", "5"], "trains no model, so --steps does not apply", "不训练模型，所以 --steps 不适用"),
+        (["training", "--steps", "0"], "argument --steps: must be at least 1, got 0", "参数 --steps：必须至少为 1"),
+        (["no-such-chapter"], "no chapter 'no-such-chapter'", "没有章节 'no-such-chapter'"),
+        (["sample", "--from", "/nowhere", "--prompt", "x"], "no saved model in /nowhere", "/nowhere 里没有保存的模型"),
+        (["check", "no-such-exercise"], "no exercise 'no-such-exercise'", "没有练习 'no-such-exercise'"),
+    ],
+    ids=["steps-not-applying", "steps-range", "chapter-name", "sample-folder", "exercise-name"],
+)
+def test_the_command_lines_errors_in_each_language(argv, english, chinese, capsys, monkeypatch):
+    from tutorial_tools import cli
+
+    for name in language.LOCALE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for given, expected, absent in ((["--lang", "en"], english, chinese), (["--lang", "zh"], chinese, english)):
+        with pytest.raises(SystemExit) as ended:
+            cli.main([*argv, *given])
+        said = capsys.readouterr().err.splitlines()[-1]
+        assert ended.value.code == 2 and expected in said and absent not in said, said

@@ -10,7 +10,7 @@ from pathlib import Path
 from tutorial_tools.exercises.catalogue import EXERCISES, Exercise
 from tutorial_tools.exercises.grading import DEFAULT_TIME_LIMIT, grade_in_subprocess
 from tutorial_tools.exercises.starter import starter_code
-from tutorial_tools.language import LANGUAGES, chosen, say, say_report
+from tutorial_tools.language import LANGUAGES, SpeakingParser, chosen, given_in, say, say_report
 
 LANGUAGE_HELP = "the language of the messages: en or zh (default: from LANG, else en)"
 
@@ -62,15 +62,10 @@ def _learner_file(parser: argparse.ArgumentParser, exercise: Exercise, given: st
     return path
 
 
-def _speaks(parser: argparse.ArgumentParser, language: str) -> None:
-    """After the arguments are read: the parser's own error lines (those this module writes) in `language`."""
-    english = parser.error
-    parser.error = lambda message: english(say(message, language))  # type: ignore[method-assign]
-
-
 def exercise_main(argv: list[str]) -> int:
     """`transformer-tutorial exercise NAME [--force]` and `transformer-tutorial exercise --list`."""
-    parser = argparse.ArgumentParser(
+    SpeakingParser.language = chosen(given_in(argv))  # argparse's own errors too
+    parser = SpeakingParser(
         prog="transformer-tutorial exercise",
         description="Write the starter file of an exercise into the current directory, or list the exercises.",
         epilog="Then grade it with: transformer-tutorial check NAME",
@@ -81,7 +76,6 @@ def exercise_main(argv: list[str]) -> int:
     parser.add_argument("--lang", choices=LANGUAGES, help=LANGUAGE_HELP)
     args = parser.parse_args(argv)
     language = chosen(args.lang)
-    _speaks(parser, language)
     if args.list:
         return list_exercises(Path.cwd(), language)
     if args.name is None:
@@ -122,7 +116,8 @@ def list_exercises(directory: Path, language: str = "en") -> int:
 
 def check_main(argv: list[str]) -> int:
     """`transformer-tutorial check NAME [FILE]`: grade the learner's file, exit 0 when every check passes."""
-    parser = argparse.ArgumentParser(
+    SpeakingParser.language = chosen(given_in(argv))
+    parser = SpeakingParser(
         prog="transformer-tutorial check",
         description="Grade your solution of an exercise, in a separate process with a time limit.",
     )
@@ -137,7 +132,6 @@ def check_main(argv: list[str]) -> int:
     )
     parser.add_argument("--lang", choices=LANGUAGES, help=LANGUAGE_HELP)
     args = parser.parse_args(argv)
-    _speaks(parser, chosen(args.lang))
     exercise = _exercise(parser, args.name)
     path = _learner_file(parser, exercise, args.file)
     status, text = grade_in_subprocess(exercise.name, path, args.time_limit)
