@@ -201,8 +201,12 @@ def _check_boolean_mask(learner: ModuleType) -> None:
 
 
 def _float_masks() -> list[tuple[tuple, torch.Tensor]]:
-    """Random numbers added to every score, and a padding mask written as 0 (keep) and -inf (block)."""
+    """Random numbers added to the scores (zeros at two keys), and a padding mask written as 0 (keep) and -inf
+    (block)."""
     bias = torch.randn(4, 6, generator=generator(1))
+    bias[:, ::3] = (
+        0.0  # read as booleans, these zeros would block keys 0 and 3: a mistake that shows
+    )
     minus_inf = torch.zeros(1, 1, 5).masked_fill(
         torch.arange(5) >= 3, float("-inf")
     )

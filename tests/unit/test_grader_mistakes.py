@@ -151,7 +151,7 @@ WRONG = [
     ("hints", "scaled-dot-product-attention", "scores = scores + mask", "scores = scores * mask", "not multiplied"),
     ("hints", "scaled-dot-product-attention", "scores = scores + mask", "scores = scores", "no mask at all"),
     ("hints", "scaled-dot-product-attention", "scores = scores + mask", "scores = (scores * math.sqrt(d_k) + mask) / math.sqrt(d_k)", "after the scaling"),
-    ("hints", "scaled-dot-product-attention", 'if mask.dtype == torch.bool:\n            scores = scores.masked_fill(~mask, float("-inf"))', 'if True:\n            scores = scores.masked_fill(~mask.bool(), float("-inf"))', "no mask at all"),
+    ("hints", "scaled-dot-product-attention", 'if mask.dtype == torch.bool:\n            scores = scores.masked_fill(~mask, float("-inf"))', 'if True:\n            scores = scores.masked_fill(~mask.bool(), float("-inf"))', "reads the float mask as a boolean one"),  # once the grader's float mask had no zero, and this read as "no mask at all"
     ("hints", "scaled-dot-product-attention", "no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)", "no_key = (~mask).all(dim=-1, keepdim=True) if mask.dtype == torch.bool else torch.zeros_like(scores[..., :1], dtype=torch.bool)", "NaN"),
     ("hints", "scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k) / 2", "divided by 8"),
     ("hints", "split-and-combine-heads", "x.view(B, T, num_heads, d_k).transpose(1, 2)", "x.view(B, T, d_k, num_heads).permute(0, 3, 1, 2)", "(h, d_k)"),

@@ -463,3 +463,15 @@ def test_a_tensor_subclass_is_not_compared():
         expect_close(got, torch.ones(3), "f(x)")
     assert "subclass of torch.Tensor" in raised.value.message and "plain torch.Tensor" in raised.value.hint
     expect_close(torch.nn.Parameter(torch.ones(3)), torch.ones(3), "a parameter")  # a parameter is compared
+
+
+def test_a_hint_names_one_mistake_only_when_no_other_gives_the_same_output():
+    from tutorial_tools.exercises.checks import SEVERAL_MISTAKES
+
+    expected, got = torch.ones(3), torch.zeros(3)
+    with pytest.raises(Wrong) as one:
+        expect_close(got, expected, "f(x)", [(torch.zeros(3), "zeros"), (torch.full((3,), 2.0), "twos")])
+    assert one.value.hint == "zeros"
+    with pytest.raises(Wrong) as both:
+        expect_close(got, expected, "f(x)", [(torch.zeros(3), "zeros"), (lambda t: bool((t == 0).all()), "nothing")])
+    assert both.value.hint.splitlines() == [SEVERAL_MISTAKES, "zeros", "nothing"]

@@ -68,9 +68,10 @@ def expect_close(
 ) -> None:
     """Raise [`Wrong`][tutorial_tools.exercises.checks.Wrong] unless `got` equals `expected` to `atol`.
 
-    When the values differ, each mistake is tried in turn: the first whose output `got` equals (or
-    whose test returns True for `got`) gives the hint. When none matches there is no hint; the
-    message says where the first difference is and how large the differences are.
+    When the values differ, every mistake is tried: when `got` equals the output of exactly one of them
+    (or only its test returns True for `got`), that one gives the hint. When several do, these inputs
+    cannot tell which was made: the hint says so and lists each. When none matches there is no hint;
+    the message says where the first difference is and how large the differences are.
 
     The dtype and device must match too; `check_dtype=False` skips the dtype, but not the
     difference between a boolean mask and numbers. A 0-d tensor stands for a number, which graders
@@ -86,9 +87,11 @@ def expect_close(
     if got.shape == expected.shape and _close(got, expected, atol):
         _expect_same_kind(got, expected, what, check_dtype)
         return
-    for candidate, hint in mistakes:
-        if _matches(got, candidate, atol):
-            raise Wrong(f"{what}: not what the reference gives", hint)
+    named = list(dict.fromkeys(hint for candidate, hint in mistakes if _matches(got, candidate, atol)))
+    if len(named) == 1:  # a hint names a mistake only when the output is that mistake's and no other's
+        raise Wrong(f"{what}: not what the reference gives", named[0])
+    if named:  # these inputs cannot tell the mistakes apart: say so, and name each
+        raise Wrong(f"{what}: not what the reference gives", "\n".join([SEVERAL_MISTAKES, *named]))
     if got.shape != expected.shape:
         raise Wrong(f"{what}: shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
     _expect_same_kind(got, expected, what, check_dtype)
@@ -263,6 +266,7 @@ def _names(errors: tuple[type[Exception], ...]) -> str:
     return " or ".join(error.__name__ for error in errors)
 
 
+SEVERAL_MISTAKES = "this output is what each of these mistakes gives; these inputs cannot tell which one you made:"
 NOT_IMPLEMENTED = "not implemented yet: replace `raise NotImplementedError` with your code"
 _PLACEHOLDER = re.compile(r"(write [\w.]+)?")  # the starter raises NotImplementedError("write causal_mask")
 
