@@ -1,7 +1,7 @@
 """Keep a chapter's trained language model, and continue a prompt with it.
 
     transformer-tutorial language-model --save runs/lm       train chapter 11's model, keep it in runs/lm
-    transformer-tutorial todays-models --save runs/llama     chapter 15's Llama-style model, trained and kept
+    transformer-tutorial todays-models --save runs/llama     chapter 14's Llama-style model, trained and kept
     transformer-tutorial sample --from runs/lm --prompt "def " --temperature 0.8 --top-p 0.9
 
 The model is kept as one file, `model.pt` (`tutorial_code.saved_models`), that a later run loads without training.
@@ -32,7 +32,7 @@ def language_model(namespace: dict, values: dict) -> tuple:
 
 
 def llama_like_chapter_11(namespace: dict, values: dict) -> tuple:
-    """Chapter 15's Llama-style model, the size of chapter 11's (its `d_ff` as the chapter computed it), trained
+    """Chapter 14's Llama-style model, the size of chapter 11's (its `d_ff` as the chapter computed it), trained
     on chapter 11's text with chapter 11's recipe for --steps steps."""
     import torch
 
@@ -42,7 +42,7 @@ def llama_like_chapter_11(namespace: dict, values: dict) -> tuple:
     text = python_reference_text()
     vocabulary = CharVocabulary.of(text)
     train_ids, _ = split(vocabulary.encode(text))
-    print(f"training chapter 15's model to keep it: {values['STEPS']} steps", file=sys.stderr)
+    print(f"training chapter 14's model to keep it: {values['STEPS']} steps", file=sys.stderr)
     with torch.random.fork_rng():
         torch.manual_seed(values["SEED"])
         model = LlamaModel(len(vocabulary.chars), 64, 2, 4, 4, namespace["d_ff"])

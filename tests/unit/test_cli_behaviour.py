@@ -252,7 +252,7 @@ def test_save_where_nothing_can_be_written_or_nothing_is_kept(keeping_chapter, t
 
 
 def test_the_chapter_15_keeper_reads_the_width_the_chapter_computes():
-    """`todays-models --save` trains the model of chapter 15's `llama_size` section: its `d_ff`, read from the
+    """`todays-models --save` trains the model of chapter 14's `llama_size` section: its `d_ff`, read from the
     chapter's run, must be the one that section assigns."""
     import ast
 
