@@ -14,7 +14,7 @@ from sitebuild.in_mkdocs.chapters import chapter_scripts
 from tutorial_tools.contents import by_slug
 
 NAMES = list(chapter_scripts(ROOT))
-RERUN_IN_A_KERNEL = ["training", "best_practices"]  # two that train and draw (masks: tests/site/test_installed.py)
+RERUN_IN_A_KERNEL = ["best_practices"]  # it trains and draws (masks, which draws only: tests/site/test_installed.py)
 
 
 @pytest.mark.parametrize("name", NAMES)

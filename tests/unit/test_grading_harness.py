@@ -135,7 +135,8 @@ def test_the_pages_solution_passes_through_the_grading_process(name, tmp_path):
 
 @pytest.mark.parametrize("name", EXERCISES)
 def test_every_pages_solution_passes_with_the_guard_on(name, tmp_path, capsys):
-    """The guard raises no false alarm: no grader or reference replaces what the guard watches."""
+    """The solution each page shows passes every check of its grader, with the guard on, as `check` grades it:
+    the grader accepts the reference, and the guard raises no false alarm."""
     status = grade_file(name, written(tmp_path, name, reference(name)))
     assert status == 0, capsys.readouterr().out
 
