@@ -13,7 +13,7 @@ VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
 
 # Which build of torch: TORCH_INDEX=cpu, the default on a machine with no NVIDIA GPU, takes PyTorch's CPU wheels
-# (about 200 MB, where the package index gives Linux the 2.7 GB CUDA build); TORCH_INDEX=default takes the package
+# (a fraction of the CUDA build of several GB that the package index gives Linux); TORCH_INDEX=default takes the package
 # index's own build; any other value is an index URL (PyTorch's cu128, rocm6.4, ...). Where the CPU index cannot be
 # reached, the package index's build is installed instead, with a line that says so.
 install_torch() {

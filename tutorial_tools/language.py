@@ -58,7 +58,7 @@ def _pattern(english: str) -> re.Pattern:
 def catalogue() -> tuple[dict[str, str], list[tuple[re.Pattern, str]]]:
     """The texts without places, by their English; and the texts with places as patterns, the longest English
     first, so that a pattern never matches where a more precise one would."""
-    entries = yaml_entries()
+    entries = dict(yaml_entries())
     for english in [key for key in entries if key.startswith("FAIL  ")]:  # the report's label is said apart
         entries[english[len("FAIL  ") :]] = entries.pop(english).removeprefix(LABELS["FAIL"]).lstrip()
     entries = {english: chinese for english, chinese in entries.items() if PLACE.sub("", english).strip()}
@@ -83,7 +83,9 @@ def tails() -> list[tuple[re.Pattern, str]]:
     ]
 
 
+@functools.cache
 def yaml_entries() -> dict[str, str]:
+    """i18n/cli.zh.yml, read once: `{English: Chinese}` (do not change it)."""
     import yaml
 
     return yaml.safe_load(catalogue_path().read_text(encoding="utf-8")) or {}

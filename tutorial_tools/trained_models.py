@@ -10,12 +10,11 @@ The model is kept as one file, `model.pt` (`tutorial_code.saved_models`), that a
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tutorial_tools.arguments import MAX_SEED, whole_number
+from tutorial_tools.arguments import MAX_SEED, positive_number, probability, whole_number
 from tutorial_tools.language import LANGUAGES, SpeakingParser
 
 # chapter command -> what it trains and keeps: the model and its characters, from the chapter's run
@@ -81,28 +80,6 @@ def keep_trained(command: str, folder: Path, namespace: dict, values: dict) -> N
     )
 
 
-def probability(text: str) -> float:
-    """The `--top-p` argument: a number in (0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], e.g. 0.9; got {text!r}")
-    return value
-
-
-def temperature(text: str) -> float:
-    """The `--temperature` argument: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a number above 0, e.g. 0.8; got {text!r}")
-    return value
-
-
 def sample_parser() -> argparse.ArgumentParser:
     parser = SpeakingParser(
         prog="transformer-tutorial sample",
@@ -112,7 +89,7 @@ def sample_parser() -> argparse.ArgumentParser:
     parser.add_argument("--from", dest="folder", required=True, help="the folder given to --save")
     parser.add_argument("--prompt", required=True, help='the text to continue, e.g. "def "')
     parser.add_argument("--chars", type=whole_number(0, 100_000), default=300, help="characters to add (300)")
-    parser.add_argument("--temperature", type=temperature, default=0.8, help="divides the logits (0.8)")
+    parser.add_argument("--temperature", type=positive_number, default=0.8, help="divides the logits (0.8)")
     parser.add_argument("--top-p", type=probability, default=None, help="keep the nucleus of this mass (off)")
     parser.add_argument("--seed", type=whole_number(0, MAX_SEED), default=0, help="seed of the sampling (0)")
     parser.add_argument("--lang", choices=LANGUAGES, help="the language of the messages: en or zh")

@@ -169,7 +169,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
     def edit_link_and_search(self, context: dict, page: Page, config: MkDocsConfig, nav) -> dict:
         """A notebook page's edit link opens its source, the chapter script, and an API page's its module;
         notebook pages stay out of the search plugin's index (they repeat their chapter's code and outputs; the
-        build adds one short entry for each, `search_words.with_notebook_entries`)."""
+        build adds one short entry for each, `search_words.one_index_per_edition`)."""
         source = None
         if is_notebook_page(page):
             page.meta["search"] = {"exclude": True}
@@ -240,9 +240,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
             if page_language in state.not_found and page.parent.is_dir():
                 page.write_text(state.not_found[page_language], encoding="utf-8")
         plugin_fixes.one_search_entry_per_section(config)
-        search_words.one_index_per_edition(site)
         notebooks = [str(Path(uri).with_suffix("")) + "/" for uri in state.notebook_files]
         headings = contents.by_slug()
-        search_words.with_notebook_entries(site, [(n, headings[Path(n).name].heading()) for n in notebooks])
+        search_words.one_index_per_edition(site, [(n, headings[Path(n).name].heading()) for n in notebooks])
         build.with_notebook_pages_in_sitemap(site, build.published_site_url(config.config_file_path), notebooks)
         build.forget_old_runs(state)

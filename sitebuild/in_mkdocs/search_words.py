@@ -59,7 +59,7 @@ def plain_title(title: str) -> str:
     return latex_as_text(title.replace("\\(", "").replace("\\)", ""))
 
 
-def one_index_per_edition(site_dir: Path) -> None:
+def one_index_per_edition(site_dir: Path, notebooks: list[tuple[str, str]] = ()) -> None:
     """Split the site's one search index into an English one (where it is) and a Chinese one (`zh/search/`).
 
     mkdocs-static-i18n gives both passes one index, so English and API pages ranked first for a query typed on
@@ -67,7 +67,9 @@ def one_index_per_edition(site_dir: Path) -> None:
     (where `chinese_search_base` points the Chinese pages' search), and the other names of the glossary's
     terms, so that 强制教学 finds the page that teaches 教师强制. Chinese titles mark jieba's cuts with `<wbr>`,
     not with zero-width spaces, so that a result's title is the heading's text. The chapter pages' code blocks
-    and outputs stay out of both indexes (`without_code_blocks`).
+    and outputs stay out of both indexes (`without_code_blocks`). Each notebook page, `(location, chapter
+    heading)` in `notebooks`, gets one short English entry: the search plugin's own entries for it are left out
+    (they repeat the chapter's code and outputs), and this one lets "notebook" or a chapter's name find it.
     """
     import json
 
@@ -83,6 +85,7 @@ def one_index_per_edition(site_dir: Path) -> None:
         return
     names = other_names()
     english = {**index, "docs": [doc for doc in index["docs"] if not doc["location"].startswith(prefix)]}
+    english["docs"] += [notebook_entry(location, heading) for location, heading in notebooks]
     for doc in chinese:
         doc["location"] = doc["location"].removeprefix(prefix)
         doc["text"] = with_other_names(doc["text"], names)
@@ -129,23 +132,10 @@ def chinese_search_base(output: str) -> str:
     )
 
 
-def with_notebook_entries(site_dir: Path, notebooks: list[tuple[str, str]]) -> None:
-    """Add one short entry per notebook page, `(location, chapter heading)`, to the English search index.
-
-    The notebook pages are kept out of the index as the search plugin makes it (they repeat their chapter's code
-    and outputs, a fifth of the index for no new words); this entry lets "notebook" or a chapter's name find the
-    notebook itself.
-    """
-    import json
-
-    index_file = site_dir / "search" / "search_index.json"
-    if not index_file.exists():
-        return
-    index = json.loads(index_file.read_text(encoding="utf-8"))
-    for location, heading in notebooks:
-        text = (
-            f"The executed notebook of chapter {heading}: its code, outputs and figures. Download it as .ipynb "
-            "or as a jupytext .py script, or open it in Colab."
-        )
-        index["docs"].append({"location": location, "title": f"{heading}: the notebook", "text": text})
-    index_file.write_text(json.dumps(index, **COMPACT), encoding="utf-8")
+def notebook_entry(location: str, heading: str) -> dict[str, str]:
+    """The search entry of a notebook page."""
+    text = (
+        f"The executed notebook of chapter {heading}: its code, outputs and figures. Download it as .ipynb "
+        "or as a jupytext .py script, or open it in Colab."
+    )
+    return {"location": location, "title": f"{heading}: the notebook", "text": text}
