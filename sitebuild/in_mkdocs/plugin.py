@@ -34,6 +34,7 @@ from mkdocs.structure.pages import Page
 
 from sitebuild.in_mkdocs import (
     build,
+    code_tokens,
     descriptions,
     editions,
     images,
@@ -197,11 +198,14 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     on_page_context = CombinedEvent(edit_link_and_search, notebook_language_switch)
 
+    @event_priority(-100)  # after mkdocs-glightbox (listed after this plugin) has added its script and style
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         if is_notebook_page(page):
             output = build.slim_notebook_page(output, page.url, config.site_dir)
         api_page = page.file.src_uri.startswith("reference/")
         output = page_assets.trimmed(output, api_page, notebook_page=is_notebook_page(page))
+        if not is_notebook_page(page):  # nbconvert's colours there, not the theme's
+            output = code_tokens.lighter_code(output)
         if language(config) == "zh":
             output = search_words.chinese_search_base(editions.chinese_interface(output))
         return build.without_alternate_links(output)

@@ -150,6 +150,8 @@ def visit(browser, url: str, viewport=DESKTOP, color_scheme="light", wait_until=
     page = context.new_page()
     watcher = PageWatcher(page, urlsplit(url).netloc)
     page.goto(url, wait_until=wait_until)
+    # docs/javascripts/katex.js typesets the formulas off the screen while the browser is idle, then says so
+    page.wait_for_function("() => !window.renderMathInElement || document.body.dataset.mathTypeset === 'all'")
     return context, page, watcher
 
 

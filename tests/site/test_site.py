@@ -173,6 +173,24 @@ def test_a_page_loads_katex_only_with_math_and_mkdocstrings_css_only_as_an_api_p
     assert with_math >= 20 and without_math >= 20  # both kinds exist, so the rule was tried both ways
 
 
+def test_the_figure_zoom_loads_after_the_content_and_code_has_no_plain_token_spans(site):
+    """The zoom's script and stylesheet block no first paint (`page_assets.with_zoom_where_needed`, which must run
+    after mkdocs-glightbox has added them), and highlighted code keeps only the spans that colour something
+    (`code_tokens.lighter_code`)."""
+    zoomed = 0
+    for page in html_pages(site):
+        html = page.read_text(encoding="utf-8")
+        relative = str(page.relative_to(site))
+        head = html[: html.find("<body")]
+        assert "glightbox.min.js" not in head, f"{relative}: the zoom's script blocks the first paint"
+        assert re.search(r'<link href="[^"]*glightbox\.min\.css" rel="stylesheet">', html) is None, relative
+        zoomed += "glightbox.min.js" in html
+        if "notebooks/" not in relative:
+            plain = re.search(r'<span class="(n|p|o|w|s2|mi)">[^<]*</span>', html)  # a signature's types stay
+            assert plain is None, f"{relative}: a span that colours nothing of its own: {plain[0]}"
+    assert zoomed >= 20
+
+
 def test_the_sitemap_lists_every_notebook_page(site):
     import gzip
 
