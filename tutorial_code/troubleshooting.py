@@ -821,20 +821,27 @@ PROBLEMS: list[Problem] = [
 # --8<-- [start:table]
 @dataclass
 class Row:
-    """One problem, run: what its broken variant showed, what the fix gives."""
+    """One problem, run: what its broken variant showed, what the fix gives,
+    and whether the symptom was there before the fix and gone after it."""
 
     name: str
     title: str
     symptom: str
     after: str
+    broken_shows_it: bool
+    fix_removes_it: bool
 
 
 def measure(problems: list[Problem] = PROBLEMS) -> list[Row]:
     """Run the broken and the fixed variant of each problem, one `Row` each."""
-    return [
-        Row(p.name, p.title, p.broken().symptom, p.fixed().symptom)
-        for p in problems
-    ]
+    rows = []
+    for problem in problems:
+        broken, fixed = problem.broken(), problem.fixed()
+        rows.append(
+            Row(problem.name, problem.title, broken.symptom, fixed.symptom,
+                broken_shows_it=broken.bad, fix_removes_it=not fixed.bad)
+        )  # fmt: skip
+    return rows
 
 
 def markdown_table(rows: list[Row]) -> str:

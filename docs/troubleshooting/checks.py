@@ -24,6 +24,14 @@ def raised(text: str) -> bool:
 
 @checks.after(
     "table",
+    "troubleshooting: Each row was run, a minimal broken version of the code and the fixed version next to it",
+)
+def every_broken_variant_shows_its_symptom_and_its_fix_removes_it(reproduced):
+    return all(reproduced.values())
+
+
+@checks.after(
+    "table",
     "troubleshooting: Nothing fails: the matrix products and the combine's reshape fit these shapes",
 )
 def view_without_transpose_raises_nothing(symptoms):

@@ -15,6 +15,10 @@ print(markdown_table(rows))
 # what each broken variant showed
 symptoms = {row.name: row.symptom for row in rows}
 after_fix = {row.name: row.after for row in rows}  # and what its fix gives
+# whether each broken variant showed its symptom and its fix removed it
+reproduced = {
+    row.name: row.broken_shows_it and row.fix_removes_it for row in rows
+}
 # --8<-- [end:table]
 
 

@@ -168,7 +168,7 @@ def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter
     from tutorial_code.troubleshooting import PROBLEMS, Row, markdown_table
 
     printed = [f"RuntimeError: symptom {i} | piped" for i in range(3)]  # PyTorch's words: kept as printed
-    rows = [Row(p.name, p.title, printed[i], f"loss = 0.{i}") for i, p in enumerate(PROBLEMS[:3])]
+    rows = [Row(p.name, p.title, printed[i], f"loss = 0.{i}", True, True) for i, p in enumerate(PROBLEMS[:3])]
     data = {"torch": "9.9.9", "value": execute.as_data(rows)}
     chinese = editions.rendered("troubleshooting", "table", data, "zh").splitlines()
     english = markdown_table(rows).splitlines()
