@@ -35,20 +35,37 @@ def test_every_chapter_script_is_a_command_in_reading_order():
     assert list(CHAPTERS)[-2:] == ["troubleshooting", "best-practices"]
 
 
-def test_help_lists_every_chapter_with_its_title():
-    result = command("--help")
-    assert result.returncode == 0
+@pytest.fixture
+def in_process(capsys, monkeypatch):
+    """Call the command in the test's process, in English, where what is tested is read before any chapter runs
+    (a process each takes seconds to import torch): `(status, stdout, stderr)`. The tests above and below run
+    it as a program."""
+    for name in LOCALE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+    def call(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as stopped:
+            main(list(args))
+        out, err = capsys.readouterr()
+        return stopped.value.code, out, err
+
+    return call
+
+
+def test_help_lists_every_chapter_with_its_title(in_process):
+    status, out, _ = in_process("--help")
+    assert status == 0
     for name, chapter in CHAPTERS.items():
-        assert name in result.stdout and chapter.heading() in result.stdout
+        assert name in out and chapter.heading() in out
 
 
-def test_a_chapter_help_lists_its_options_and_their_defaults():
-    result = command("training", "--help")
-    assert result.returncode == 0
-    text = " ".join(result.stdout.split())  # argparse wraps lines to the terminal's width
+def test_a_chapter_help_lists_its_options_and_their_defaults(in_process):
+    status, out, _ = in_process("training", "--help")
+    assert status == 0
+    text = " ".join(out.split())  # argparse wraps lines to the terminal's width
     for expected in ("--seed", "(default 0)", "--steps", "(default 500)", "--device", "(default cpu)", "--no-progress"):
         assert expected in text
-    assert "--steps" not in command("masks", "--help").stdout  # masks trains nothing
+    assert "--steps" not in in_process("masks", "--help")[1]  # masks trains nothing
 
 
 @pytest.mark.parametrize(
@@ -64,15 +81,11 @@ def test_a_chapter_help_lists_its_options_and_their_defaults():
         (["training", "--stpes", "5"], "unrecognized arguments: --stpes"),
     ],
 )
-def test_bad_options_get_a_message_that_says_what_to_fix(args, message, capsys, monkeypatch):
-    """Called in this process (the options are read before any chapter runs; a process each took 5 s to import
-    torch): the command stops with status 2 and one message, and raises nothing else."""
-    for name in LOCALE_VARIABLES:  # English messages
-        monkeypatch.delenv(name, raising=False)
-    with pytest.raises(SystemExit) as stopped:
-        main(list(args))
-    assert stopped.value.code == 2
-    assert message in capsys.readouterr().err
+def test_bad_options_get_a_message_that_says_what_to_fix(args, message, in_process):
+    """The command stops with status 2 and one message, and raises nothing else."""
+    status, _, err = in_process(*args)
+    assert status == 2
+    assert message in err
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
