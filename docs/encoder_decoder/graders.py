@@ -24,6 +24,7 @@ from tutorial_tools.exercises.common import (
     generator,
     layers,
     perturbed,
+    repeated,
     shape,
     twin,
     with_parts,
@@ -135,17 +136,19 @@ def _check_decoder_dropout(learner: ModuleType) -> None:
                 0.25,
                 seed,
             )
-            what = (
-                f"the output for x of shape {shape(x)} in training, dropout = 0.25, norm_first={norm_first}, "
-                "under the reference's random seed"
-            )
-            run = partial(
-                first_output,
-                x=x,
-                memory=memory,
-                target_mask=causal_mask(x.size(1)),
-                memory_mask=memory_mask,
-            )
+            what = f"the output for x of shape {shape(x)} in training, dropout = 0.25, norm_first={norm_first}"
+
+            def run(
+                layer, r, x=x, memory=memory, memory_mask=memory_mask
+            ):  # the inputs repeated r times
+                return first_output(
+                    layer,
+                    x=repeated(x, r),
+                    memory=repeated(memory, r),
+                    target_mask=causal_mask(x.size(1)),
+                    memory_mask=repeated(memory_mask, r),
+                )
+
             expect_same_in_training(
                 reference, ours, run, what, ("dropout1", "dropout2", "dropout3")
             )

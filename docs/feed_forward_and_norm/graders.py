@@ -14,12 +14,14 @@ from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_dropout,
     expect_same_gradients,
     expect_same_in_training,
     first_output,
     generator,
     layers,
     perturbed,
+    repeated,
     seeded,
     shape,
     twin,
@@ -67,13 +69,14 @@ def _check_feed_forward_dropout(learner: ModuleType) -> None:
         ).train()
         ours = twin(learner.FeedForward, reference, d_model, d_ff, dropout=p)
         x = torch.randn(batch, length, d_model, generator=generator(seed))
-        got, expected = (
-            seeded(partial(call_on_copies, ours, x)),
-            seeded(partial(reference, x)),
+        what = (
+            f"the output for x of shape {shape(x)} in training, dropout = {p}"
         )
-        what = f"the output for x of shape {shape(x)} in training, dropout = {p}, under the reference's random seed"
-        expect_same(
-            got, expected, what, partial(_dropout_mistakes, reference, x, p)
+        expect_same_dropout(
+            lambda r, ours=ours, x=x: call_on_copies(ours, repeated(x, r)),
+            lambda r, reference=reference, x=x: reference(repeated(x, r)),
+            what,
+            partial(_dropout_mistakes, reference, x, p),
         )
 
 
@@ -191,11 +194,13 @@ def _check_encoder_dropout(learner: ModuleType) -> None:
                 0.25,
                 seed,
             )
-            what = (
-                f"the output for x of shape {shape(x)} in training, dropout = 0.25, norm_first={norm_first}, "
-                "under the reference's random seed"
-            )
-            run = partial(first_output, x=x, mask=mask)
+            what = f"the output for x of shape {shape(x)} in training, dropout = 0.25, norm_first={norm_first}"
+
+            def run(layer, r, x=x, mask=mask):  # the inputs repeated r times
+                return first_output(
+                    layer, x=repeated(x, r), mask=repeated(mask, r)
+                )
+
             expect_same_in_training(
                 reference, ours, run, what, ("dropout1", "dropout2")
             )

@@ -175,6 +175,11 @@ WRONG = [
     ("errors", "grouped-attention", "if Q.dim() != 4 or K.dim() != 4 or Q.size(1) % K.size(1):", "if Q.dim() != 4 or K.dim() != 4:", "expected ValueError"),
     ("dtype and device", "apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = angles.cos(), angles.sin()", "dtype"),
     ("dtype and device", "rms-norm", "return scaled.to(x.dtype)", "return scaled", "float16"),
+    # Dropout drawn by hand, not under the reference's seed: judged on the law of many draws, not on one draw
+    ("dropout", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) >= dropout_p)", "over 2000 draws"),
+    ("dropout", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) < dropout_p) / dropout_p", "over 2000 draws"),
+    ("dropout", "feed-forward", "return self.linear2(self.dropout(torch.relu(self.linear1(x))))", "y = self.linear2(torch.relu(self.linear1(x)))\n        return y * (torch.rand_like(y) >= self.dropout.p) / (1 - self.dropout.p) if self.training else y", "over 2000 draws"),
+    ("dropout", "encoder-layer", "x = x + self.dropout1(attended)\n", "x = x + attended\n            x = x * (torch.rand_like(x) >= self.dropout1.p) / (1 - self.dropout1.p) if self.training else x\n", "over 2000 draws"),
     # Gradients and modes: the forward pass in training is right; backward() or eval mode is not
     ("gradients and modes", "rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "h * torch.rsqrt(mean_square + self.eps).detach() * self.weight", "backward() must reach"),
     ("gradients and modes", "feed-forward", "torch.relu(self.linear1(x))", "torch.relu(self.linear1(x).detach())", "no gradient reaches"),
@@ -187,6 +192,13 @@ WRONG = [
 
 # (exercise, text of the page's solution, a correct solution written differently)
 RIGHT = [
+    # dropout drawn another way than the reference's: the same law, other draws
+    ("scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) >= dropout_p) / (1 - dropout_p)"),
+    ("scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = torch.nn.functional.dropout(weights.double(), p=dropout_p).to(weights.dtype)"),
+    ("feed-forward", "return self.linear2(self.dropout(torch.relu(self.linear1(x))))", "h = torch.relu(self.linear1(x))\n        if self.training:\n            h = h * torch.bernoulli(torch.full_like(h, 1 - self.dropout.p)) / (1 - self.dropout.p)\n        return self.linear2(h)"),
+    ("multi-head-forward", "heads, weights = self.attend(Q, K, V, mask)", "_, weights = scaled_dot_product_attention(Q, K, V, mask)\n        if self.training:\n            weights = weights * (torch.rand_like(weights) >= self.dropout.p) / (1 - self.dropout.p)\n        heads = weights @ V"),
+    ("encoder-layer", "x = x + self.dropout1(attended)\n", "x = x + (attended * (torch.rand_like(attended) >= self.dropout1.p) / (1 - self.dropout1.p) if self.training else attended)\n"),
+    ("decoder-layer", "x = x + self.dropout3(self.feed_forward(self.norm3(x)))", "x = x + self.dropout3(self.feed_forward(self.norm3(x)).double()).float()"),
     ("rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "self.weight * h / torch.sqrt(mean_square + self.eps)"),
     ("swiglu", "F.silu(self.gate(x)) * self.up(x)", "self.gate(x) * torch.sigmoid(self.gate(x)) * self.up(x)"),
     ("grouped-attention", "K = K.repeat_interleave(group, dim=1)  # (B, h, T_k, d_k): the same tensor\n    V = V.repeat_interleave(group, dim=1)", "K = K[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)  # (B, h, T_k, d_k): the same tensor\n    V = V[:, :, None].expand(-1, -1, group, -1, -1).flatten(1, 2)"),

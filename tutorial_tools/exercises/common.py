@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable
+from functools import partial
 from types import ModuleType
 from typing import TypeVar
 
@@ -176,6 +177,79 @@ def seeded(run: Callable[[], T], seed: int = 0) -> T:
         return run()
 
 
+DRAWS = 2000
+"""How many draws of dropout the law of an output is judged on (`expect_same_dropout`)."""
+
+
+def repeated(tensor: torch.Tensor, r: int) -> torch.Tensor:
+    """`tensor` repeated `r` times along its first (batch) dimension, for `expect_same_dropout`; a boolean mask
+    that broadcasts over the batch (2-D, or of batch size 1) stays as it is."""
+    if tensor.dtype == torch.bool and (tensor.dim() == 2 or tensor.size(0) == 1):
+        return tensor
+    return tensor.repeat(r, *(1,) * (tensor.dim() - 1))
+
+
+def expect_same_dropout(
+    ours: Callable[[int], torch.Tensor],
+    reference: Callable[[int], torch.Tensor],
+    what: str,
+    mistakes: Iterable[Mistake] | Callable[[], Iterable[Mistake]] = (),
+) -> None:
+    """The learner's output in training, where dropout draws at random: `ours(r)` and `reference(r)` compute it
+    for the inputs repeated `r` times along the batch, so that one call makes `r` independent draws.
+
+    Under the reference's random seed, code that drops with PyTorch's dropout in the reference's order gives the
+    reference's output exactly: that passes, and an output that is one known mistake's gets its hint. Code that
+    draws another way (its own Bernoulli mask, in float64, in another order) gives other draws of the same law, so
+    any other output of the right shape, dtype and device is judged on `DRAWS` draws: the mean and the variance
+    of every element must match the reference's within 7 standard errors. No dropout, dropout in the wrong place,
+    p taken for 1 - p, or no rescaling each move a mean or a variance by far more.
+    """
+    got, expected = seeded(lambda: ours(1)), seeded(lambda: reference(1))
+    try:
+        expect_same(got, expected, f"{what}, under the reference's random seed", mistakes)
+        return
+    except Wrong as wrong:
+        different_kind = not isinstance(got, torch.Tensor) or (got.shape, got.dtype, got.device) != (
+            expected.shape,
+            expected.dtype,
+            expected.device,
+        )
+        if wrong.hint or different_kind:
+            raise
+    many_got = seeded(lambda: ours(DRAWS), seed=1)
+    many_expected = seeded(lambda: reference(DRAWS), seed=2)
+    expect_plain_tensor(many_got, what)
+    if many_got.shape != many_expected.shape:
+        raise Wrong(f"{what}, the inputs repeated {DRAWS} times: shape {tuple(many_got.shape)}, expected "
+                    f"{tuple(many_expected.shape)}")  # fmt: skip
+    flat_got, flat_expected = (t.detach().cpu().double().reshape(DRAWS, -1) for t in (many_got, many_expected))
+    for moment, difference, error in _law_differences(flat_got, flat_expected):
+        too_far = difference.abs() > 7 * error + 1e-5
+        if bool(too_far.any()):
+            worst = int((difference.abs() - 7 * error).argmax())
+            raise Wrong(
+                f"{what}: over {DRAWS} draws of dropout, the {moment} of element {worst} of your output is "
+                f"{float(difference[worst]):+.4f} off the reference's (standard error {float(error[worst]):.4f})"
+            )  # no hint: an error outside the dropout moves the mean too
+
+
+def _law_differences(got: torch.Tensor, expected: torch.Tensor) -> list[tuple[str, torch.Tensor, torch.Tensor]]:
+    """For draws `(DRAWS, n)`: the difference of each element's mean and of its variance, with its standard
+    error (the variance's from the fourth central moment)."""
+    count = got.size(0)
+    (mean_g, var_g, fourth_g), (mean_e, var_e, fourth_e) = (_moments(t) for t in (got, expected))
+    mean_error = ((var_g + var_e) / count).sqrt()
+    variance_error = ((fourth_g - var_g**2 + fourth_e - var_e**2).clamp(min=0) / count).sqrt()
+    return [("mean", mean_g - mean_e, mean_error), ("variance", var_g - var_e, variance_error)]
+
+
+def _moments(draws: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    mean = draws.mean(0)
+    centred = draws - mean
+    return mean, centred.pow(2).mean(0), centred.pow(4).mean(0)
+
+
 # The layers' graders: the encoder layer's (chapter 6) and the decoder layer's (chapter 10).
 PRE_NORM = (
     "you built the other order: norm_first=True normalizes each sub-layer's input and adds its output to x "
@@ -203,20 +277,19 @@ def layers(learner_class: type[nn.Module], reference_class: type[nn.Module], siz
 
 
 def expect_same_in_training(
-    reference: nn.Module, ours: nn.Module, run: Callable[[nn.Module], torch.Tensor], what: str, dropouts: tuple
+    reference: nn.Module, ours: nn.Module, run: Callable[[nn.Module, int], torch.Tensor], what: str, dropouts: tuple
 ) -> None:
-    """`run(ours)` against `run(reference)`, both in training and under the same seed.
+    """`run(ours, r)` against `run(reference, r)` in training (`expect_same_dropout`: `r` repeats the inputs).
 
     The hint names the layer's own Dropouts (`dropouts`, the attributes that drop what a sub-layer adds)
     when the learner's output is the reference's without them: attention and feed-forward still drop inside.
     """
-    expected, got = seeded(lambda: run(reference)), seeded(lambda: run(ours))
 
     def mistakes() -> list:
         without = with_parts(reference, **dict.fromkeys(dropouts, nn.Identity()))
-        return [(seeded(lambda: run(without)), NOT_IN_TRAINING)]
+        return [(seeded(lambda: run(without, 1)), NOT_IN_TRAINING)]
 
-    expect_same(got, expected, what, mistakes)
+    expect_same_dropout(partial(run, ours), partial(run, reference), what, mistakes)
 
 
 CUT_GRAPH = (
