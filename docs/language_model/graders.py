@@ -10,8 +10,10 @@ import torch
 from tutorial_code import language_model
 from tutorial_tools.exercises.checks import Wrong
 from tutorial_tools.exercises.common import (
+    META,
     Grader,
     call_on_copies,
+    expect_on_meta,
     expect_same,
     generator,
     shape,
@@ -164,4 +166,16 @@ def _check_top_p(learner: ModuleType) -> None:
                 lambda: _top_p_mistakes(logits, 1e-4))  # fmt: skip
 
 
-TOP_P: Grader = [("top_p_filter", _check_top_p)]
+def _check_top_p_device(learner: ModuleType) -> None:
+    logits = torch.zeros(3, 12, device=META)
+    expect_on_meta(
+        lambda: learner.top_p_filter(logits, 0.9),
+        language_model.top_p_filter(logits, 0.9),
+        "top_p_filter of logits on another device",
+    )
+
+
+TOP_P: Grader = [
+    ("top_p_filter", _check_top_p),
+    ("on the logits' device", _check_top_p_device),
+]

@@ -17,7 +17,15 @@ from tutorial_tools.exercises.common import (
 from tutorial_tools.exercises.exercise import chapter_module
 
 # 1 and 2 are the edge cases; 9 and 12 are longer than a mask written out by hand for the usual length 8.
-CAUSAL_LENGTHS = (5, 1, 2, 7, 9, 12)
+CAUSAL_LENGTHS = (
+    5,
+    1,
+    2,
+    7,
+    9,
+    12,
+    40,
+)  # 40: longer than any table a learner might cut the mask from
 
 
 def _causal_mistakes(seq_len: int) -> list:

@@ -11,12 +11,16 @@ from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask
 from tutorial_tools.exercises.checks import expect_error
 from tutorial_tools.exercises.common import (
+    META,
     Grader,
     call_on_copies,
+    expect_on_meta,
     expect_same,
+    expect_same_dropout,
     expect_same_gradients,
     generator,
     perturbed,
+    repeated,
     shape,
     twin,
 )
@@ -114,8 +118,20 @@ def _check_rms_norm_gradients(learner: ModuleType) -> None:
     expect_same_gradients(reference, ours, (x,), "RMSNorm(8)")
 
 
+def _check_rms_norm_device(learner: ModuleType) -> None:
+    reference = rms_norm.RMSNorm(8)
+    ours = twin(learner.RMSNorm, reference, 8).to(META)
+    x = torch.zeros(2, 5, 8, device=META)
+    expect_on_meta(
+        lambda: ours(x),
+        reference.to(META)(x),
+        "RMSNorm(8) of x on another device",
+    )
+
+
 RMS_NORM: Grader = [
     ("RMSNorm, for several shapes", _check_rms_norm),
+    ("on the input's device", _check_rms_norm_device),
     ("eps, and float16 vectors", _check_rms_norm_eps_and_half),
     ("an error for the wrong width", _check_rms_norm_width),
     (
@@ -132,6 +148,12 @@ ROTARY_CASES = [
     ((1, 2, 3, 4), 7, "half", torch.float32),
     ((3, 10), 4, "interleaved", torch.float32),
     ((2, 3, 8), 2, "half", torch.float16),
+    (
+        (1, 4, 8),
+        3000,
+        "interleaved",
+        torch.float16,
+    ),  # angles must be computed in float32: in float16 they are far off
 ]
 OTHER_PAIRING = "the features are paired the other way: 'half' pairs feature i with i + head_dim/2, 'interleaved' " \
                 "pairs 2i with 2i + 1"  # fmt: skip
@@ -175,8 +197,40 @@ def _check_apply_rotary(learner: ModuleType) -> None:
             expected,
             what,
             mistakes,
-            atol=1e-5 if dtype == torch.float32 else 1e-3,
+            atol=1e-5
+            if dtype == torch.float32
+            else 1e-3
+            if offset < 100
+            else 1e-2,
         )
+
+
+def _check_apply_rotary_base(learner: ModuleType) -> None:
+    x = torch.randn(2, 5, 8, generator=generator(3))
+    for base in (100.0, 500000.0):  # a short wavelength, and Llama 3's long one
+        expected = rotary.apply_rotary(x, 2, base=base)
+        got = call_on_copies(learner.apply_rotary, x, 2, base=base)
+        mistakes = [
+            (
+                rotary.apply_rotary(x, 2),
+                "use the base you are given: pass base on to rotary_angles",
+            )
+        ]
+        expect_same(
+            got,
+            expected,
+            f"apply_rotary(x of shape {shape(x)}, offset=2, base={base:g})",
+            mistakes,
+        )
+
+
+def _check_apply_rotary_device(learner: ModuleType) -> None:
+    x = torch.zeros(2, 4, 6, 8, device=META)
+    expect_on_meta(
+        lambda: learner.apply_rotary(x, 3),
+        rotary.apply_rotary(x, 3),
+        "apply_rotary of x on another device",
+    )
 
 
 def _check_apply_rotary_errors(learner: ModuleType) -> None:
@@ -205,6 +259,8 @@ def _check_apply_rotary_gradients(learner: ModuleType) -> None:
 
 APPLY_ROTARY: Grader = [
     ("both pairings, several shapes and offsets", _check_apply_rotary),
+    ("another base", _check_apply_rotary_base),
+    ("on the input's device", _check_apply_rotary_device),
     (
         "errors for an unknown pairing and a vector without positions",
         _check_apply_rotary_errors,
@@ -250,8 +306,20 @@ def _check_swiglu_gradients(learner: ModuleType) -> None:
     expect_same_gradients(reference, ours, (x,), "SwiGLU(8, 12)")
 
 
+def _check_swiglu_device(learner: ModuleType) -> None:
+    reference = swiglu.SwiGLU(8, 12)
+    ours = twin(learner.SwiGLU, reference, 8, 12).to(META)
+    x = torch.zeros(2, 5, 8, device=META)
+    expect_on_meta(
+        lambda: ours(x),
+        reference.to(META)(x),
+        "SwiGLU(8, 12) of x on another device",
+    )
+
+
 SWIGLU: Grader = [
     ("SwiGLU, for two sizes", _check_swiglu),
+    ("on the input's device", _check_swiglu_device),
     (
         "gradients reach every input and weight, as the reference's",
         _check_swiglu_gradients,
@@ -319,11 +387,82 @@ def _check_grouped_attention_errors(learner: ModuleType) -> None:
     )
 
 
+def _check_grouped_attention_dropout(learner: ModuleType) -> None:
+    p = 0.25
+    g = generator(4)
+    Q, K, V = (
+        torch.randn(2, 4, 5, 8, generator=g),
+        torch.randn(2, 2, 5, 8, generator=g),
+        torch.randn(2, 2, 5, 8, generator=g),
+    )
+    mask = causal_mask(5)
+
+    def ours(r: int) -> torch.Tensor:  # the inputs repeated r times
+        inputs = (repeated(t, r) for t in (Q, K, V))
+        return call_on_copies(
+            learner.grouped_attention, *inputs, mask, dropout_p=p
+        )[0]
+
+    def reference(r: int) -> torch.Tensor:
+        return grouped_query.grouped_attention(
+            *(repeated(t, r) for t in (Q, K, V)), mask, dropout_p=p
+        )[0]
+
+    def mistakes() -> list:
+        return [
+            (
+                grouped_query.grouped_attention(Q, K, V, mask)[0],
+                "dropout_p is ignored: pass it on to the attention",
+            )
+        ]
+
+    expect_same_dropout(
+        ours,
+        reference,
+        f"the output for Q {shape(Q)} and K, V {shape(K)}, dropout_p = {p}",
+        mistakes,
+    )
+
+
+def _check_grouped_attention_gradients(learner: ModuleType) -> None:
+    g = generator(5)
+    Q, K, V = (
+        torch.randn(1, 6, 4, 4, generator=g),
+        torch.randn(1, 2, 4, 4, generator=g),
+        torch.randn(1, 2, 4, 4, generator=g),
+    )
+    expect_same_gradients(
+        lambda Q, K, V: grouped_query.grouped_attention(Q, K, V)[0],
+        lambda Q, K, V: learner.grouped_attention(Q, K, V)[0],
+        (Q, K, V),
+        "grouped_attention with 6 query heads and 2 key/value heads",
+    )
+
+
+def _check_grouped_attention_device(learner: ModuleType) -> None:
+    Q, K = (
+        torch.zeros(2, 4, 5, 8, device=META),
+        torch.zeros(2, 2, 5, 8, device=META),
+    )
+    mask = causal_mask(5, device=META)
+    expect_on_meta(
+        lambda: learner.grouped_attention(Q, K, K, mask)[0],
+        grouped_query.grouped_attention(Q, K, K, mask)[0],
+        "grouped_attention of Q, K, V and a mask on another device",
+    )
+
+
 GROUPED_ATTENTION: Grader = [
     (
         "grouped-query, multi-query and multi-head attention",
         _check_grouped_attention,
     ),
+    ("dropout_p in training", _check_grouped_attention_dropout),
+    (
+        "gradients reach Q, K and V, as the reference's",
+        _check_grouped_attention_gradients,
+    ),
+    ("on the inputs' device", _check_grouped_attention_device),
     (
         "an error when the key/value heads do not divide the query heads",
         _check_grouped_attention_errors,

@@ -180,6 +180,18 @@ WRONG = [
     ("dropout", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) < dropout_p) / dropout_p", "over 2000 draws"),
     ("dropout", "feed-forward", "return self.linear2(self.dropout(torch.relu(self.linear1(x))))", "y = self.linear2(torch.relu(self.linear1(x)))\n        return y * (torch.rand_like(y) >= self.dropout.p) / (1 - self.dropout.p) if self.training else y", "over 2000 draws"),
     ("dropout", "encoder-layer", "x = x + self.dropout1(attended)\n", "x = x + attended\n            x = x * (torch.rand_like(x) >= self.dropout1.p) / (1 - self.dropout1.p) if self.training else x\n", "over 2000 draws"),
+    # Every argument, sizes above the starter's, the inputs' device (the meta device stands in for a GPU)
+    ("arguments", "apply-rotary", "angles = rotary_angles(T, head_dim, base, offset)", "angles = rotary_angles(T, head_dim, 10000.0, offset)", "pass base on to rotary_angles"),
+    ("arguments", "grouped-attention", "mask, dropout_p=dropout_p)", "mask)", "dropout_p is ignored"),
+    ("arguments", "rms-norm", "torch.rsqrt(mean_square + self.eps)", "torch.rsqrt(mean_square + 1e-6)", "use self.eps"),
+    ("arguments", "multi-head-forward", "heads, weights = self.attend(Q, K, V, mask)", "heads, weights = self.attend(Q, K, V, None)", "the mask is ignored"),
+    ("sizes", "causal-mask", "return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()", "return torch.ones(16, 16, dtype=torch.bool, device=device).tril()[:seq_len, :seq_len]", "causal_mask(40)"),
+    ("dtype and device", "apply-rotary", "angles = rotary_angles(T, head_dim, base, offset).to(x.device)", "angles = rotary_angles(T, head_dim, base, offset).to(x.device, x.dtype)", "offset=3000"),
+    ("dtype and device", "apply-rotary", "angles = rotary_angles(T, head_dim, base, offset).to(x.device)", "angles = rotary_angles(T, head_dim, base, offset)", "the inputs' device"),
+    ("dtype and device", "rms-norm", "torch.rsqrt(mean_square + self.eps)", "torch.rsqrt(mean_square + torch.full((1,), self.eps))", "the inputs' device"),
+    ("dtype and device", "swiglu", "return self.down(F.silu(self.gate(x)) * self.up(x))", "return self.down(F.silu(self.gate(x)) * self.up(x)) + torch.zeros(self.down.out_features)", "the inputs' device"),
+    ("dtype and device", "top-p-filter", "outside = outside.scatter(-1, order, outside)", "outside = torch.zeros(logits.shape, dtype=torch.bool).scatter(-1, order, outside)", "the inputs' device"),
+    ("gradients and modes", "grouped-attention", "K = K.repeat_interleave(group, dim=1)", "K = K.detach().repeat_interleave(group, dim=1)", "backward() must reach"),
     # Gradients and modes: the forward pass in training is right; backward() or eval mode is not
     ("gradients and modes", "rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "h * torch.rsqrt(mean_square + self.eps).detach() * self.weight", "backward() must reach"),
     ("gradients and modes", "feed-forward", "torch.relu(self.linear1(x))", "torch.relu(self.linear1(x).detach())", "no gradient reaches"),
@@ -288,4 +300,4 @@ def test_a_correct_solution_written_differently_passes(name, correct, right, tmp
 def test_every_category_has_several_wrong_solutions():
     categories = [category for category, *_ in WRONG]
     counts = {category: categories.count(category) for category in categories}
-    assert len(counts) == 11 and min(counts.values()) >= 4, counts
+    assert len(counts) == 12 and min(counts.values()) >= 4, counts

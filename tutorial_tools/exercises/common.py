@@ -177,8 +177,7 @@ def seeded(run: Callable[[], T], seed: int = 0) -> T:
         return run()
 
 
-DRAWS = 2000
-"""How many draws of dropout the law of an output is judged on (`expect_same_dropout`)."""
+DRAWS = 2000  # how many draws of dropout the law of an output is judged on (expect_same_dropout)
 
 
 def repeated(tensor: torch.Tensor, r: int) -> torch.Tensor:
@@ -227,11 +226,15 @@ def expect_same_dropout(
     for moment, difference, error in _law_differences(flat_got, flat_expected):
         too_far = difference.abs() > 7 * error + 1e-5
         if bool(too_far.any()):
-            worst = int((difference.abs() - 7 * error).argmax())
-            raise Wrong(
-                f"{what}: over {DRAWS} draws of dropout, the {moment} of element {worst} of your output is "
-                f"{float(difference[worst]):+.4f} off the reference's (standard error {float(error[worst]):.4f})"
-            )  # no hint: an error outside the dropout moves the mean too
+            at = int((difference.abs() - 7 * error).argmax())
+            off, spread = float(difference[at]), float(error[at])
+            raise Wrong(  # no hint: an error outside the dropout moves the mean too
+                f"{what}: over {DRAWS} draws of dropout, the mean of element {at} of your output is {off:+.4f} off "
+                f"the reference's (standard error {spread:.4f})"
+                if moment == "mean"
+                else f"{what}: over {DRAWS} draws of dropout, the variance of element {at} of your output is "
+                f"{off:+.4f} off the reference's (standard error {spread:.4f})"
+            )
 
 
 def _law_differences(got: torch.Tensor, expected: torch.Tensor) -> list[tuple[str, torch.Tensor, torch.Tensor]]:
