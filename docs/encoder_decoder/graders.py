@@ -19,6 +19,7 @@ from tutorial_tools.exercises.common import (
     call_on_copies,
     expect_on_meta,
     expect_same,
+    expect_same_gradients,
     expect_same_in_training,
     first_output,
     generator,
@@ -154,6 +155,38 @@ def _check_decoder_dropout(learner: ModuleType) -> None:
             )
 
 
+def _check_decoder_eval_and_gradients(learner: ModuleType) -> None:
+    # In eval mode no Dropout acts, whatever its rate; backward() reaches x, memory and every weight.
+    sizes, x, memory, memory_mask = _decoder_cases()[0]
+    masks = (causal_mask(x.size(1)), memory_mask)
+    for norm_first in (False, True):
+        reference, ours, _ = layers(
+            learner.DecoderLayer,
+            decoder.DecoderLayer,
+            sizes,
+            norm_first,
+            0.5,
+            seed=7,
+        )
+        reference.eval(), ours.eval()
+        with torch.no_grad():
+            expected, got = (
+                reference(x, memory, *masks)[0],
+                first_output(ours, x, memory, *masks),
+            )
+        expect_same(
+            got,
+            expected,
+            f"the output in eval mode, dropout = 0.5, norm_first={norm_first}",
+        )
+        expect_same_gradients(
+            reference,
+            ours,
+            (x, memory, *masks),
+            f"DecoderLayer, norm_first={norm_first}",
+        )
+
+
 DECODER_LAYER: Grader = [
     (
         "post-norm (norm_first=False)",
@@ -164,6 +197,10 @@ DECODER_LAYER: Grader = [
         lambda learner: _check_decoder_layer(learner, True),
     ),
     ("dropout in training, in both orders", _check_decoder_dropout),
+    (
+        "no dropout in eval mode; gradients as the reference's",
+        _check_decoder_eval_and_gradients,
+    ),
 ]
 
 SEES_THE_FUTURE = (

@@ -228,6 +228,33 @@ def _dropped(got: torch.Tensor, x: torch.Tensor, p: float) -> bool:
     ) and not torch.allclose(got, x)
 
 
+def _check_encoder_eval_and_gradients(learner: ModuleType) -> None:
+    # In eval mode no Dropout acts, whatever its rate; backward() reaches x and every weight, as the reference's.
+    sizes, x, mask = _encoder_cases()[0]
+    for norm_first in (False, True):
+        reference, ours, _ = layers(
+            learner.EncoderLayer,
+            encoder.EncoderLayer,
+            sizes,
+            norm_first,
+            0.5,
+            seed=7,
+        )
+        reference.eval(), ours.eval()
+        with torch.no_grad():
+            expected, got = (
+                reference(x, mask=mask)[0],
+                first_output(ours, x, mask=mask),
+            )
+        what = (
+            f"the output in eval mode, dropout = 0.5, norm_first={norm_first}"
+        )
+        expect_same(got, expected, what)
+        expect_same_gradients(
+            reference, ours, (x, mask), f"EncoderLayer, norm_first={norm_first}"
+        )
+
+
 ENCODER_LAYER: Grader = [
     (
         "post-norm (norm_first=False)",
@@ -239,4 +266,8 @@ ENCODER_LAYER: Grader = [
     ),
     ("dropout in training, in both orders", _check_encoder_dropout),
     ("dropout touches only what a sub-layer adds", _check_zero_sublayers),
+    (
+        "no dropout in eval mode; gradients as the reference's",
+        _check_encoder_eval_and_gradients,
+    ),
 ]

@@ -27,7 +27,8 @@ EXERCISES = [
         "classifier-pooling",
         "training",
         "Implement EncoderClassifier.forward",
-        "Encode the tokens, average each sequence's vectors over its real tokens only, and map the mean to logits.",
+        "Encode the tokens, average each sequence's vectors over its real tokens only, and map the mean to logits. "
+        "A sequence of padding only has no real token: its mean is a vector of zeros, not NaN.",
         "tutorial_code.encoder",
         ("classifier",),
         "CLASSIFIER",

@@ -14,6 +14,7 @@ from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_gradients,
     perturbed,
     shape,
     twin,
@@ -139,6 +140,10 @@ def _classifier_cases() -> list[tuple[int | None, torch.Tensor]]:
         (6, torch.tensor([[3, 0, 5, 6, 6], [1, 2, 0, 4, 5], [0, 6, 6, 6, 6]])),
         (None, torch.tensor([[3, 0, 5, 0], [1, 2, 7, 4]])),
         (0, torch.tensor([[8, 1, 2, 3, 4, 0, 0]])),
+        (
+            6,
+            torch.tensor([[6, 6, 6, 6], [1, 2, 6, 6]]),
+        ),  # a sequence of padding only: no NaN
     ]
 
 
@@ -184,6 +189,29 @@ def _check_classifier(learner: ModuleType) -> None:
             )
 
 
+def _check_classifier_gradients(learner: ModuleType) -> None:
+    pad_id, tokens = _classifier_cases()[0]
+    torch.manual_seed(3)
+    body = encoder.Encoder(
+        vocab_size=9,
+        d_model=16,
+        num_heads=4,
+        d_ff=32,
+        num_layers=1,
+        dropout=0.0,
+        pad_id=pad_id,
+    )
+    reference = perturbed(encoder.EncoderClassifier(body, 3), 3).eval()
+    ours = twin(learner.EncoderClassifier, reference, copy.deepcopy(body), 3)
+    expect_same_gradients(
+        reference, ours, (tokens,), f"the logits of tokens {shape(tokens)}"
+    )
+
+
 CLASSIFIER: Grader = [
-    ("EncoderClassifier.forward against the reference", _check_classifier)
+    ("EncoderClassifier.forward against the reference", _check_classifier),
+    (
+        "gradients reach every weight, as the reference's",
+        _check_classifier_gradients,
+    ),
 ]

@@ -181,6 +181,7 @@ WRONG = [
     ("dropout", "feed-forward", "return self.linear2(self.dropout(torch.relu(self.linear1(x))))", "y = self.linear2(torch.relu(self.linear1(x)))\n        return y * (torch.rand_like(y) >= self.dropout.p) / (1 - self.dropout.p) if self.training else y", "over 2000 draws"),
     ("dropout", "encoder-layer", "x = x + self.dropout1(attended)\n", "x = x + attended\n            x = x * (torch.rand_like(x) >= self.dropout1.p) / (1 - self.dropout1.p) if self.training else x\n", "over 2000 draws"),
     # Every argument, sizes above the starter's, the inputs' device (the meta device stands in for a GPU)
+    ("sizes", "classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = torch.stack([e[t != self.encoder.pad_id].mean(dim=0) for e, t in zip(encoded, tokens)])", "nan"),
     ("arguments", "apply-rotary", "angles = rotary_angles(T, head_dim, base, offset)", "angles = rotary_angles(T, head_dim, 10000.0, offset)", "pass base on to rotary_angles"),
     ("arguments", "grouped-attention", "mask, dropout_p=dropout_p)", "mask)", "dropout_p is ignored"),
     ("arguments", "rms-norm", "torch.rsqrt(mean_square + self.eps)", "torch.rsqrt(mean_square + 1e-6)", "use self.eps"),
@@ -193,6 +194,9 @@ WRONG = [
     ("dtype and device", "top-p-filter", "outside = outside.scatter(-1, order, outside)", "outside = torch.zeros(logits.shape, dtype=torch.bool).scatter(-1, order, outside)", "the inputs' device"),
     ("gradients and modes", "grouped-attention", "K = K.repeat_interleave(group, dim=1)", "K = K.detach().repeat_interleave(group, dim=1)", "backward() must reach"),
     # Gradients and modes: the forward pass in training is right; backward() or eval mode is not
+    ("gradients and modes", "encoder-layer", "x = x + self.dropout1(attended)\n", "x = x + torch.nn.functional.dropout(attended, self.dropout1.p, training=True)\n", "in eval mode"),
+    ("gradients and modes", "decoder-layer", "x = x + self.dropout3(self.feed_forward(self.norm3(x)))", "x = x + self.dropout3(self.feed_forward(self.norm3(x.detach())))", "backward() must reach"),
+    ("gradients and modes", "classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = (encoded.detach() * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "backward() must reach"),
     ("gradients and modes", "rms-norm", "h * torch.rsqrt(mean_square + self.eps) * self.weight", "h * torch.rsqrt(mean_square + self.eps).detach() * self.weight", "backward() must reach"),
     ("gradients and modes", "feed-forward", "torch.relu(self.linear1(x))", "torch.relu(self.linear1(x).detach())", "no gradient reaches"),
     ("gradients and modes", "swiglu", "F.silu(self.gate(x)) * self.up(x)", "F.silu(self.gate(x)) * self.up(x).detach()", "backward() must reach"),
@@ -242,7 +246,7 @@ RIGHT = [
     ("decoder-layer", "x = self.norm1(x + self.dropout1(out))", "x = self.norm1(self.dropout1(out) + x)"),
     ("learning-rate-schedule", "if step < warmup_steps:", "if step + 1 <= warmup_steps:"),
     ("learning-rate-schedule", "return 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))", "return (1 + math.cos(math.pi * min(progress, 1.0))) / 2"),
-    ("classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = torch.stack([e[t != self.encoder.pad_id].mean(dim=0) for e, t in zip(encoded, tokens)])"),
+    ("classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = torch.stack([e[t != self.encoder.pad_id].sum(dim=0) / max(int((t != self.encoder.pad_id).sum()), 1) for e, t in zip(encoded, tokens)])"),
     ("copy-attention-weights", "    with torch.no_grad():\n        W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)", '    names = ("W_Q.weight", "W_K.weight", "W_V.weight")\n    weights = dict(zip(names, source.in_proj_weight.detach().chunk(3)))\n    weights["W_O.weight"] = source.out_proj.weight.detach()\n    if source.in_proj_bias is not None:\n        weights.update(zip(("W_Q.bias", "W_K.bias", "W_V.bias"), source.in_proj_bias.detach().chunk(3)))\n        weights["W_O.bias"] = source.out_proj.bias.detach()\n    target.load_state_dict(weights)\n    return\n    with torch.no_grad():\n        W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)'),
     ("copy-attention-weights", "target.W_Q.weight.copy_(W_Q)", "target.W_Q.weight = nn.Parameter(W_Q.clone())"),
     ("mask-for-pytorch", "return ~mask", "return torch.logical_not(mask)"),
