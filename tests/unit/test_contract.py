@@ -333,3 +333,91 @@ def test_a_tagger_needs_an_encoder_that_masks_padding():
 
     with pytest.raises(ValueError, match=r"the encoder has no pad_id, .* Encoder\(\.\.\., pad_id=PAD\)"):
         EncoderTagger(Encoder(12, 8, 2, 16, 1), num_tags=2)
+
+
+# ---- attention, generated: any rank, coincident sizes, every floating dtype, views, empty batches, NaN, meta
+
+
+@st.composite
+def attention_inputs(draw, misuse: str):
+    """Query, key, value and a mask for scaled dot-product attention, as a learner might pass them: 0 to 2
+    leading axes (an empty batch too), sizes that often coincide (B == T_q == T_k == d_k), any floating dtype,
+    non-contiguous views, a NaN in the values; then the `misuse` (`MISUSES`: none, widths or lengths that do not
+    match, integer ids, a mask of the wrong shape, everything on the meta device)."""
+    size = st.integers(1, 4)
+    leading = draw(st.lists(st.integers(0, 3), max_size=2))
+    t_q, t_k, d_k, d_v = draw(size), draw(size), draw(size), draw(size)
+    if draw(st.booleans()):  # sizes that coincide, where a swapped argument keeps its shape
+        t_k = d_k = d_v = t_q
+        leading = [t_q, *leading[1:]]
+    dtype = draw(FLOATS)
+    generator = torch.Generator().manual_seed(draw(st.integers(0, 2**16)))
+
+    def tensor(*shape):
+        if draw(st.booleans()):  # a non-contiguous view: the last two axes stored the other way round
+            return torch.randn(*shape[:-2], shape[-1], shape[-2], generator=generator).transpose(-1, -2).to(dtype)
+        return torch.randn(*shape, generator=generator).to(dtype)
+
+    query, key, value = tensor(*leading, t_q, d_k), tensor(*leading, t_k, d_k), tensor(*leading, t_k, d_v)
+    if draw(st.booleans()) and value.numel():
+        value = value.clone()
+        value[(0,) * value.dim()] = float("nan")
+    mask = None
+    kind = draw(st.sampled_from(["none", "square", "keys"]))
+    if kind == "square":  # (T_q, T_k), every query with a key
+        mask = torch.rand(t_q, t_k, generator=generator) < 0.7
+        mask[:, 0] = True
+    elif kind == "keys":  # (..., 1, T_k): padding, every sequence with a key
+        mask = torch.rand(*leading, 1, t_k, generator=generator) < 0.7
+        mask[..., 0] = True
+    if misuse == "widths":
+        key = tensor(*leading, t_k, d_k + 1)
+    elif misuse == "lengths":
+        value = tensor(*leading, t_k + 1, d_v)
+    elif misuse == "ids":
+        query = torch.zeros(*leading, t_q, d_k, dtype=torch.long)
+    elif misuse == "mask shape":
+        mask = torch.ones(t_q + 1, t_k + 2, dtype=torch.bool)
+    elif misuse == "meta":
+        query, key, value = (t.to("meta") for t in (query, key, value))
+        mask = None if mask is None else mask.to("meta")
+    return query, key, value, mask
+
+
+MISUSES = ["none", "widths", "lengths", "ids", "mask shape", "meta"]
+
+
+@pytest.mark.parametrize("misuse", MISUSES)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_attention_equals_pytorch_s_or_refuses_naming_the_argument(misuse, data):
+    """Either a TypeError or ValueError of the package that names the argument, or PyTorch's own result:
+    `F.scaled_dot_product_attention` with the same mask (True = may attend in both), in the input's dtype and
+    on its device (on the meta device, where there are no values, the same shape, dtype and device)."""
+    from tutorial_code.attention import scaled_dot_product_attention
+
+    query, key, value, mask = data.draw(attention_inputs(misuse))
+    TRIED_ATTENTION[misuse] += 1
+    if misuse in ("widths", "lengths", "ids", "mask shape"):
+        named = {"widths": r"\bkey\b", "lengths": r"\bvalue\b", "ids": r"\bquery\b", "mask shape": r"\bmask\b"}
+        with pytest.raises((TypeError, ValueError), match=named[misuse]):
+            scaled_dot_product_attention(query, key, value, mask)
+        return
+    output, weights = scaled_dot_product_attention(query, key, value, mask)
+    expected = nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=mask)
+    assert (output.shape, output.dtype, output.device) == (expected.shape, expected.dtype, expected.device)
+    assert weights.shape == (*query.shape[:-1], key.size(-2))
+    if misuse != "meta":
+        tolerance = {torch.float16: 1e-2, torch.bfloat16: 6e-2}.get(query.dtype, 1e-5)
+        torch.testing.assert_close(output.float(), expected.float(), atol=tolerance, rtol=tolerance, equal_nan=True)
+
+
+TRIED_ATTENTION: Counter = Counter()
+
+
+def test_attention_generation_is_reported():
+    """Runs after the generated test above (in file order): how many calls of each kind it made."""
+    if TRIED_ATTENTION:
+        REPORT["generated attention calls (tests/unit/test_contract.py), PyTorch's result or a named refusal"] = (
+            ", ".join(f"{kind} {count}" for kind, count in sorted(TRIED_ATTENTION.items()))
+        )
