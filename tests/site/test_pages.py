@@ -12,6 +12,7 @@ import re
 import subprocess
 import symtable
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
@@ -84,19 +85,33 @@ def test_a_pasted_recorded_comparison_is_imported_instead():
     ]  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def pasted_programs(site, tmp_path_factory) -> Path:
+    """Every page's blocks pasted into one file each, all run by one process (tests/run_programs.py: each as a
+    fresh process runs it, without 17 imports of PyTorch); the folder of the programs and what they printed."""
+    folder = tmp_path_factory.mktemp("pasted")
+    programs = []
+    for page in PAGES_WITH_CODE:
+        program = folder / f"{page_name(page)}.py"
+        program.write_text("\n".join(with_recorded_runs_imported(b.code()) for b in python_blocks(page)), "utf-8")
+        programs.append(str(program))
+    command = prepared_command(str(ROOT / "tests" / "run_programs.py"))
+    result = subprocess.run(
+        [*command, *programs], capture_output=True, text=True, cwd=folder, timeout=900, env=prepared_env()
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return folder
+
+
 @pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=page_name)
-def test_copying_the_blocks_in_order_gives_a_program_that_prints_the_page(site, page, tmp_path):
+def test_copying_the_blocks_in_order_gives_a_program_that_prints_the_page(site, page, pasted_programs):
     """A reader pastes every block of the page into one file: it runs and prints what the page's chapter
     printed when the site was built (its notebook's outputs). Trainings the build already did are reused, and
     recorded comparisons are read from their record (`with_recorded_runs_imported`)."""
-    program = tmp_path / f"{page_name(page)}.py"
-    code = "\n".join(with_recorded_runs_imported(b.code()) for b in python_blocks(page))
-    program.write_text(code, encoding="utf-8")
-    result = subprocess.run(
-        prepared_command(str(program)), capture_output=True, text=True, cwd=tmp_path, timeout=600, env=prepared_env()
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert normalize(result.stdout) == normalize(notebook_stdout(site, chapter_of(page)))
+    error = pasted_programs / f"{page_name(page)}.err"
+    assert not error.exists(), error.read_text(encoding="utf-8")[-3000:]
+    printed = (pasted_programs / f"{page_name(page)}.out").read_text(encoding="utf-8")
+    assert normalize(printed) == normalize(notebook_stdout(site, chapter_of(page)))
 
 
 class ShownCode(HTMLParser):
