@@ -208,6 +208,9 @@ WRONG = [
 
 # (exercise, text of the page's solution, a correct solution written differently)
 RIGHT = [
+    ("apply-rotary", "turned_a = a * cos - b * sin  # (..., T, d/2)\n    turned_b = b * cos + a * sin", "turned_a = torch.addcmul(a * cos, b, sin, value=-1)  # (..., T, d/2)\n    turned_b = torch.addcmul(b * cos, a, sin)"),
+    ("apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = torch.cos(angles.double()).to(x.dtype), torch.sin(angles.double()).to(x.dtype)"),
+    ("grouped-attention", "return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)", "return scaled_dot_product_attention(Q, K, V, mask=mask, dropout_p=float(dropout_p))"),
     # dropout drawn another way than the reference's: the same law, other draws
     ("scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) >= dropout_p) / (1 - dropout_p)"),
     ("scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = torch.nn.functional.dropout(weights.double(), p=dropout_p).to(weights.dtype)"),
