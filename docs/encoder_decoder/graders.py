@@ -21,6 +21,7 @@ from tutorial_tools.exercises.common import (
     expect_same,
     expect_same_gradients,
     expect_same_in_training,
+    expect_same_on_meta,
     first_output,
     generator,
     layers,
@@ -185,6 +186,8 @@ def _check_decoder_eval_and_gradients(learner: ModuleType) -> None:
             (x, memory, *masks),
             f"DecoderLayer, norm_first={norm_first}",
         )
+        what = f"DecoderLayer, norm_first={norm_first}, of x, memory and masks on another device"
+        expect_same_on_meta(reference, ours, (x, memory, *masks), what)
 
 
 DECODER_LAYER: Grader = [
@@ -198,7 +201,7 @@ DECODER_LAYER: Grader = [
     ),
     ("dropout in training, in both orders", _check_decoder_dropout),
     (
-        "no dropout in eval mode; gradients as the reference's",
+        "no dropout in eval mode; gradients and device as the reference's",
         _check_decoder_eval_and_gradients,
     ),
 ]

@@ -17,6 +17,7 @@ from tutorial_tools.exercises.common import (
     expect_same_dropout,
     expect_same_gradients,
     expect_same_in_training,
+    expect_same_on_meta,
     first_output,
     generator,
     layers,
@@ -112,8 +113,17 @@ def _check_feed_forward_eval(learner: ModuleType) -> None:
     expect_same(got, expected, "the output in eval mode, dropout = 0.5")
 
 
+def _check_feed_forward_device(learner: ModuleType) -> None:
+    reference = feed_forward.FeedForward(8, 32).eval()
+    ours = twin(learner.FeedForward, reference, 8, 32).eval()
+    x = torch.randn(2, 5, 8, generator=generator(7))
+    what = "FeedForward(8, 32) of x on another device"
+    expect_same_on_meta(reference, ours, (x,), what)
+
+
 FEED_FORWARD: Grader = [
     ("FeedForward.forward against the reference", _check_feed_forward),
+    ("on the input's device", _check_feed_forward_device),
     ("dropout off in eval mode", _check_feed_forward_eval),
     (
         "dropout on the hidden features, in training",
@@ -253,6 +263,8 @@ def _check_encoder_eval_and_gradients(learner: ModuleType) -> None:
         expect_same_gradients(
             reference, ours, (x, mask), f"EncoderLayer, norm_first={norm_first}"
         )
+        what = f"EncoderLayer, norm_first={norm_first}, of x and a mask on another device"
+        expect_same_on_meta(reference, ours, (x, mask), what)
 
 
 ENCODER_LAYER: Grader = [
@@ -267,7 +279,7 @@ ENCODER_LAYER: Grader = [
     ("dropout in training, in both orders", _check_encoder_dropout),
     ("dropout touches only what a sub-layer adds", _check_zero_sublayers),
     (
-        "no dropout in eval mode; gradients as the reference's",
+        "no dropout in eval mode; gradients and device as the reference's",
         _check_encoder_eval_and_gradients,
     ),
 ]

@@ -18,6 +18,7 @@ from tutorial_tools.exercises.common import (
     expect_same,
     expect_same_dropout,
     expect_same_gradients,
+    expect_same_on_meta,
     generator,
     perturbed,
     repeated,
@@ -224,8 +225,22 @@ def _check_multi_head_gradients(learner: ModuleType) -> None:
     expect_same_gradients(reference, ours, (x,), "MultiHeadAttention(16, 4)")
 
 
+def _check_multi_head_device(learner: ModuleType) -> None:
+    d_model, h, batch, t_q, mask = _cases()[0]
+    reference = multi_head.MultiHeadAttention(d_model, h).eval()
+    ours = twin(learner.MultiHeadAttention, reference, d_model, h).eval()
+    g = generator(6)
+    query, key = (
+        torch.randn(batch, t_q, d_model, generator=g),
+        torch.randn(batch, mask.size(-1), d_model, generator=g),
+    )
+    what = "MultiHeadAttention of a query, keys, values and a mask on another device"
+    expect_same_on_meta(reference, ours, (query, key, key, mask), what)
+
+
 MULTI_HEAD: Grader = [
     ("MultiHeadAttention.forward against the reference", _check_multi_head),
+    ("on the inputs' device", _check_multi_head_device),
     ("dropout on the weights, in training", _check_multi_head_dropout),
     ("a clear error for the wrong width", _check_multi_head_error),
     (

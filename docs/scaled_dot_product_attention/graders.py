@@ -22,6 +22,7 @@ from tutorial_tools.exercises.common import (
     expect_same,
     expect_same_dropout,
     expect_same_gradients,
+    expect_same_on_meta,
     generator,
     perturbed,
     repeated,
@@ -376,8 +377,17 @@ def _check_attention_gradients(learner: ModuleType) -> None:
     )
 
 
+def _check_attention_device(learner: ModuleType) -> None:
+    query, key, value = _inputs(SIZES[0], 3)
+    mask = torch.ones(query.size(-2), key.size(-2), dtype=torch.bool).tril(1)
+    what = "the output for query, key, value and a mask on another device"
+    expect_same_on_meta(scaled_dot_product_attention, learner.scaled_dot_product_attention,
+                        (query, key, value, mask), what)  # fmt: skip
+
+
 ATTENTION: Grader = [
     ("weights and output without a mask", _check_unmasked),
+    ("on the inputs' device", _check_attention_device),
     ("boolean masks: causal, and padding", _check_boolean_mask),
     ("float masks, added to the scores", _check_float_mask),
     ("a query whose keys are all masked", _check_fully_masked_row),
@@ -473,8 +483,18 @@ def _check_self_attention_gradients(learner: ModuleType) -> None:
     expect_same_gradients(reference, ours, (x,), "SelfAttention(8)")
 
 
+def _check_self_attention_device(learner: ModuleType) -> None:
+    reference = attention.SelfAttention(8)
+    ours = twin(learner.SelfAttention, reference, 8)
+    x = torch.randn(2, 5, 8, generator=generator(6))
+    expect_same_on_meta(
+        reference, ours, (x,), "SelfAttention(8) of x on another device"
+    )
+
+
 SELF_ATTENTION: Grader = [
     ("SelfAttention.forward against the reference", _check_self_attention),
+    ("on the input's device", _check_self_attention_device),
     ("a clear error for the wrong width", _check_self_attention_error),
     (
         "gradients reach every input and weight, as the reference's",

@@ -15,6 +15,7 @@ from tutorial_tools.exercises.common import (
     call_on_copies,
     expect_same,
     expect_same_gradients,
+    expect_same_on_meta,
     perturbed,
     shape,
     twin,
@@ -206,12 +207,11 @@ def _check_classifier_gradients(learner: ModuleType) -> None:
     expect_same_gradients(
         reference, ours, (tokens,), f"the logits of tokens {shape(tokens)}"
     )
+    what = "the logits of a model and tokens on another device"
+    expect_same_on_meta(reference, ours, (tokens,), what)
 
 
 CLASSIFIER: Grader = [
     ("EncoderClassifier.forward against the reference", _check_classifier),
-    (
-        "gradients reach every weight, as the reference's",
-        _check_classifier_gradients,
-    ),
+    ("gradients and device as the reference's", _check_classifier_gradients),
 ]

@@ -145,7 +145,12 @@ def _dtype_hint(got: torch.dtype, expected: torch.dtype) -> str:
 
 # What PyTorch says when code reads the values of a meta tensor, which has none: such code runs on a GPU, so a
 # check on the meta device cannot judge it.
-_NO_VALUES = ("cannot be called on meta tensors", "Cannot copy out of meta tensor", "meta device type tensor")
+_NO_VALUES = (  # what PyTorch says when code needs values that a meta tensor does not have
+    "cannot be called on meta tensors",
+    "Cannot copy out of meta tensor",
+    "meta device type tensor",
+    "data-independent implementation does not exist",  # boolean indexing, nonzero(): sizes that depend on values
+)
 
 
 def expect_on_meta(run: Callable[[], torch.Tensor], expected: torch.Tensor, what: str) -> None:
@@ -163,6 +168,24 @@ def expect_on_meta(run: Callable[[], torch.Tensor], expected: torch.Tensor, what
             raise Wrong(f"{what}: your code raised RuntimeError: {error}", ON_THE_INPUT_DEVICE) from None
         raise
     expect_kind(got, expected, what)
+
+
+def expect_same_on_meta(
+    reference: Callable[..., object], ours: Callable[..., object], inputs: tuple, what: str
+) -> None:
+    """`expect_on_meta` for a module or a function: copies of the modules, their weights and the tensor inputs on
+    the meta device, where a tensor the learner's code makes on the CPU shows (the first output is compared)."""
+
+    def on_meta(run: Callable[..., object]) -> Callable[..., object]:
+        return copy.deepcopy(run).to(META) if isinstance(run, nn.Module) else run
+
+    moved = tuple(x.to(META) if isinstance(x, torch.Tensor) else x for x in inputs)
+    expected, ours = _first(on_meta(reference)(*moved)), on_meta(ours)
+    expect_on_meta(lambda: _first(ours(*moved)), expected, what)
+
+
+def _first(output: object) -> object:
+    return output[0] if isinstance(output, tuple) else output
 
 
 def shape(x: torch.Tensor) -> str:
