@@ -1,6 +1,7 @@
 """Run several Python programs one after another in this one process, each as `python PROGRAM` would in a fresh
-one: its own globals, PyTorch's, NumPy's and `random`'s generators as a new process finds them, default print
-options, no figures left open, the same warning filters, working folder and environment. A program's printing
+one: its own globals, no result kept by a `functools.cache` of tutorial_code, PyTorch's, NumPy's and `random`'s
+generators as a new process finds them, default print options, no figures left open, the same warning filters,
+working folder and environment. A program's printing
 goes to `PROGRAM.out`; an error ends that program only, its traceback in `PROGRAM.err`.
 
     python -m sitebuild.in_chapter.kernel ROOT tests/run_programs.py A.py B.py ...
@@ -39,6 +40,11 @@ FRESH = {  # what a new process starts with, read before any program runs
 
 
 def as_new() -> None:
+    for name, module in list(sys.modules.items()):  # results a program's calls kept (functools.cache)
+        if name.startswith("tutorial_code"):
+            for value in vars(module).values():
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
     torch.set_rng_state(FRESH["torch"])
     np.random.set_state(FRESH["numpy"])
     random.setstate(FRESH["random"])

@@ -12,6 +12,11 @@ document$.subscribe(({ body }) => {
     ],
     throwOnError: true,
   };
+  delete body.dataset.mathTypeset;
+  // Headings with math reach the navigation, the table of contents and the footer as plain text: typeset now.
+  for (const part of body.querySelectorAll(".md-header, .md-sidebar, .md-footer")) {
+    renderMathInElement(part, options);
+  }
   const formulas = [...body.querySelectorAll(".arithmatex")];
   if (formulas.length === 0) {
     renderMathInElement(body, options); // a notebook page: math in its Markdown cells, without arithmatex
@@ -45,7 +50,7 @@ document$.subscribe(({ body }) => {
       near.unobserve(formula);
       typeset(formula);
     }
-    if (pending.size > 0) idle(rest);
+    if (pending.size > 0) idle(rest, { timeout: 500 });
   };
-  idle(rest);
+  idle(rest, { timeout: 500 }); // typeset even while the reader keeps scrolling
 });

@@ -27,7 +27,10 @@ SAME_COLOUR = {
 _CANONICAL = {member: main for main, members in SAME_COLOUR.items() for member in members}
 _PLAIN_SPAN = re.compile(rf'<span class="(?:{"|".join(PLAIN_TOKENS)})">([^<]*)</span>')
 _ONE_COLOUR = re.compile(rf'<span class="({"|".join(_CANONICAL)})">')
-_NEIGHBOURS = re.compile(r'<span class="(\w+)">([^<]*)</span>(\s*)<span class="\1">')
+# Only token classes merge: line numbers (linenos, normal, special) and highlighted lines (hll) keep their spans.
+_NEIGHBOURS = re.compile(
+    r'<span class="((?!linenos\b|normal\b|special\b|hll\b)\w+)">([^<]*)</span>(\s*)<span class="\1">'
+)
 _CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
 
 

@@ -169,6 +169,11 @@ PAGE_CHECKS = """async () => {
     if (!formula.querySelector(".katex")) problems.push("formula not typeset: " + formula.textContent.slice(0, 60));
   }
   for (const error of document.querySelectorAll(".katex-error")) problems.push("KaTeX error: " + error.title);
+  for (const part of document.querySelectorAll(".md-sidebar, .md-footer")) {  // headings with math, listed
+    for (const raw of ["\\\\(", "\\\\sqrt", "\\\\frac"]) {
+      if (part.innerText.includes(raw)) problems.push("raw TeX in the navigation: " + raw);
+    }
+  }
   const text = document.querySelector(".md-content").innerText;
   for (const raw of ["\\\\frac", "\\\\sqrt", "\\\\operatorname", "$$"]) {
     const code = [...document.querySelectorAll(".md-content pre, .md-content code")].map(e => e.innerText).join("");

@@ -42,6 +42,7 @@ def in_process(capsys, monkeypatch):
     it as a program."""
     for name in LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COLUMNS", "200")  # argparse wraps to the terminal: a title must stay on one line
 
     def call(*args: str) -> tuple[int, str, str]:
         with pytest.raises(SystemExit) as stopped:

@@ -180,6 +180,7 @@ WRONG = [
     ("dropout", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) < dropout_p) / dropout_p", "over 2000 draws"),
     ("dropout", "feed-forward", "return self.linear2(self.dropout(torch.relu(self.linear1(x))))", "y = self.linear2(torch.relu(self.linear1(x)))\n        return y * (torch.rand_like(y) >= self.dropout.p) / (1 - self.dropout.p) if self.training else y", "over 2000 draws"),
     ("dropout", "encoder-layer", "x = x + self.dropout1(attended)\n", "x = x + attended\n            x = x * (torch.rand_like(x) >= self.dropout1.p) / (1 - self.dropout1.p) if self.training else x\n", "over 2000 draws"),
+    ("dropout", "feed-forward", "return self.linear2(self.dropout(torch.relu(self.linear1(x))))", "y = self.linear2(self.dropout(torch.relu(self.linear1(x))))\n        return y * float('nan') if self.training else y", "NaN or inf"),
     # Every argument, sizes above the starter's, the inputs' device (the meta device stands in for a GPU)
     ("sizes", "classifier-pooling", "pooled = (encoded * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)", "pooled = torch.stack([e[t != self.encoder.pad_id].mean(dim=0) for e, t in zip(encoded, tokens)])", "nan"),
     ("arguments", "apply-rotary", "angles = rotary_angles(T, head_dim, base, offset)", "angles = rotary_angles(T, head_dim, 10000.0, offset)", "pass base on to rotary_angles"),

@@ -185,7 +185,7 @@ def expect_same_on_meta(
 
 
 def _first(output: object) -> object:
-    return output[0] if isinstance(output, tuple) else output
+    return output[0] if isinstance(output, tuple | list) else output
 
 
 def shape(x: torch.Tensor) -> str:
@@ -246,8 +246,10 @@ def expect_same_dropout(
         raise Wrong(f"{what}, the inputs repeated {DRAWS} times: shape {tuple(many_got.shape)}, expected "
                     f"{tuple(many_expected.shape)}")  # fmt: skip
     flat_got, flat_expected = (t.detach().cpu().double().reshape(DRAWS, -1) for t in (many_got, many_expected))
+    if not bool(flat_got.isfinite().all()) and bool(flat_expected.isfinite().all()):
+        raise Wrong(f"{what}: your output holds NaN or inf over {DRAWS} draws of dropout; the reference's does not")
     for moment, difference, error in _law_differences(flat_got, flat_expected):
-        too_far = difference.abs() > 7 * error + 1e-5
+        too_far = ~(difference.abs() <= 7 * error + 1e-5)  # a NaN is too far
         if bool(too_far.any()):
             at = int((difference.abs() - 7 * error).argmax())
             off, spread = float(difference[at]), float(error[at])
