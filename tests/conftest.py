@@ -25,6 +25,13 @@ from filelock import FileLock
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Several pytest-xdist workers share the machine's cores: one PyTorch thread each, and in the processes they start,
+# so that thread pools do not fight over the cores (on 2 cores the unit tier took 45 s with PyTorch's default
+# threads, 32 s with one). The build's chapters run with one thread already (sitebuild/in_mkdocs/chapters.py).
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
 _LARGEST_DIFFERENCE: dict[str, float] = {}
 REPORT: dict[str, str] = {}
 
