@@ -216,6 +216,8 @@ RIGHT = [
     ("apply-rotary", "turned_a = a * cos - b * sin  # (..., T, d/2)\n    turned_b = b * cos + a * sin", "turned_a = torch.addcmul(a * cos, b, sin, value=-1)  # (..., T, d/2)\n    turned_b = torch.addcmul(b * cos, a, sin)"),
     ("apply-rotary", "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)", "cos, sin = torch.cos(angles.double()).to(x.dtype), torch.sin(angles.double()).to(x.dtype)"),
     ("grouped-attention", "return scaled_dot_product_attention(Q, K, V, mask, dropout_p=dropout_p)", "return scaled_dot_product_attention(Q, K, V, mask=mask, dropout_p=float(dropout_p))"),
+    ("tags-on-padding", "above = tokens * real.sum(dim=1, keepdim=True) > total", "above = tokens.double() > total.double() / real.sum(dim=1, keepdim=True).clamp(min=1)"),
+    ("padding-mask", "keep = positions[None, :] < lengths[:, None]", "keep = positions.expand(len(lengths), -1) < lengths.unsqueeze(1)"),
     # dropout drawn another way than the reference's: the same law, other draws
     ("scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) >= dropout_p) / (1 - dropout_p)"),
     ("scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = torch.nn.functional.dropout(weights.double(), p=dropout_p).to(weights.dtype)"),
