@@ -17,11 +17,10 @@ from tutorial_tools.exercises.common import (
     PRE_NORM,
     Grader,
     call_on_copies,
+    expect_layer_in_eval_mode,
     expect_on_meta,
     expect_same,
-    expect_same_gradients,
     expect_same_in_training,
-    expect_same_on_meta,
     first_output,
     generator,
     layers,
@@ -157,37 +156,15 @@ def _check_decoder_dropout(learner: ModuleType) -> None:
 
 
 def _check_decoder_eval_and_gradients(learner: ModuleType) -> None:
-    # In eval mode no Dropout acts, whatever its rate; backward() reaches x, memory and every weight.
     sizes, x, memory, memory_mask = _decoder_cases()[0]
-    masks = (causal_mask(x.size(1)), memory_mask)
-    for norm_first in (False, True):
-        reference, ours, _ = layers(
-            learner.DecoderLayer,
-            decoder.DecoderLayer,
-            sizes,
-            norm_first,
-            0.5,
-            seed=7,
-        )
-        reference.eval(), ours.eval()
-        with torch.no_grad():
-            expected, got = (
-                reference(x, memory, *masks)[0],
-                first_output(ours, x, memory, *masks),
-            )
-        expect_same(
-            got,
-            expected,
-            f"the output in eval mode, dropout = 0.5, norm_first={norm_first}",
-        )
-        expect_same_gradients(
-            reference,
-            ours,
-            (x, memory, *masks),
-            f"DecoderLayer, norm_first={norm_first}",
-        )
-        what = f"DecoderLayer, norm_first={norm_first}, of x, memory and masks on another device"
-        expect_same_on_meta(reference, ours, (x, memory, *masks), what)
+    inputs = (x, memory, causal_mask(x.size(1)), memory_mask)
+    expect_layer_in_eval_mode(
+        learner.DecoderLayer,
+        decoder.DecoderLayer,
+        sizes,
+        inputs,
+        "DecoderLayer",
+    )
 
 
 DECODER_LAYER: Grader = [

@@ -13,6 +13,7 @@ from tutorial_tools.exercises.common import (
     PRE_NORM,
     Grader,
     call_on_copies,
+    expect_layer_in_eval_mode,
     expect_same,
     expect_same_dropout,
     expect_same_gradients,
@@ -239,32 +240,14 @@ def _dropped(got: torch.Tensor, x: torch.Tensor, p: float) -> bool:
 
 
 def _check_encoder_eval_and_gradients(learner: ModuleType) -> None:
-    # In eval mode no Dropout acts, whatever its rate; backward() reaches x and every weight, as the reference's.
     sizes, x, mask = _encoder_cases()[0]
-    for norm_first in (False, True):
-        reference, ours, _ = layers(
-            learner.EncoderLayer,
-            encoder.EncoderLayer,
-            sizes,
-            norm_first,
-            0.5,
-            seed=7,
-        )
-        reference.eval(), ours.eval()
-        with torch.no_grad():
-            expected, got = (
-                reference(x, mask=mask)[0],
-                first_output(ours, x, mask=mask),
-            )
-        what = (
-            f"the output in eval mode, dropout = 0.5, norm_first={norm_first}"
-        )
-        expect_same(got, expected, what)
-        expect_same_gradients(
-            reference, ours, (x, mask), f"EncoderLayer, norm_first={norm_first}"
-        )
-        what = f"EncoderLayer, norm_first={norm_first}, of x and a mask on another device"
-        expect_same_on_meta(reference, ours, (x, mask), what)
+    expect_layer_in_eval_mode(
+        learner.EncoderLayer,
+        encoder.EncoderLayer,
+        sizes,
+        (x, mask),
+        "EncoderLayer",
+    )
 
 
 ENCODER_LAYER: Grader = [

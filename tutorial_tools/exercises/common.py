@@ -320,6 +320,22 @@ def expect_same_in_training(
     expect_same_dropout(partial(run, ours), partial(run, reference), what, mistakes)
 
 
+def expect_layer_in_eval_mode(learner_class: type[nn.Module], reference_class: type[nn.Module], sizes: tuple,
+                              inputs: tuple, name: str) -> None:  # fmt: skip
+    """A layer built with dropout 0.5, in eval mode, in both norm orders: its output is the reference's (no Dropout
+    acts, whatever its rate), backward() reaches every input and weight as the reference's, and on the meta device
+    its output is on the inputs' device."""
+    for norm_first in (False, True):
+        reference, ours, _ = layers(learner_class, reference_class, sizes, norm_first, 0.5, seed=7)
+        reference.eval(), ours.eval()
+        with torch.no_grad():
+            expected, got = reference(*inputs)[0], first_output(ours, *inputs)
+        expect_same(got, expected, f"the output in eval mode, dropout = 0.5, norm_first={norm_first}")
+        what = f"{name}, norm_first={norm_first}"
+        expect_same_gradients(reference, ours, inputs, what)
+        expect_same_on_meta(reference, ours, inputs, f"{what}, its inputs on another device")
+
+
 CUT_GRAPH = (
     "backward() must reach every input and weight: no .detach(), no torch.no_grad() and no .item() or .tolist() "
     "inside the computation, and no in-place edit of a tensor that autograd still needs"
