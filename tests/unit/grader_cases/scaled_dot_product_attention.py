@@ -1,0 +1,50 @@
+"""Wrong solutions and correct variants of the exercises of chapter "Scaled dot-product attention": scaled-dot-product-attention, attention-too-sharp, attention-wrong-axis, self-attention, shared-projection.
+
+The format and the categories: tests/unit/test_grader_mistakes.py.
+"""
+
+# ruff: noqa: E501 - the tables read best one solution per line
+
+NO_HINT = None  # rejected, and no failing check claims a known mistake
+
+# (category, exercise, text of the page's solution, the learner's text, words of the failure, or NO_HINT)
+WRONG = [
+    ("sizes", "scaled-dot-product-attention", "/ math.sqrt(d_k)", "/ 4.0", "compute the scale from the inputs"),
+    ("sizes", "scaled-dot-product-attention", "/ math.sqrt(d_k)", "/ math.sqrt(16)", "compute the scale from the inputs"),
+    ("sizes", "scaled-dot-product-attention", "d_k = query.size(-1)", "d_k = 16", "compute the scale from the inputs"),
+    ("sizes", "attention-too-sharp", "/ math.sqrt(d_k)", "/ 4", "compute the scale from the inputs"),
+    ("key and value", "scaled-dot-product-attention", "output = weights @ value", "output = weights @ key", "shape"),
+    ("key and value", "self-attention", "self.W_K(x), self.W_V(x), mask)", "self.W_K(x), self.W_K(x), mask)", "W_V"),
+    ("dropout", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = torch.nn.functional.dropout(weights, p=dropout_p, training=False)", "dropout_p is ignored"),
+    ("dropout", "scaled-dot-product-attention", "    if dropout_p > 0:\n        weights = torch.nn.functional.dropout(weights, p=dropout_p)\n    output = weights @ value", "    output = weights @ value\n    if dropout_p > 0:\n        output = torch.nn.functional.dropout(output, p=dropout_p)", "not on the output"),
+    ("dropout", "scaled-dot-product-attention", "(weights, p=dropout_p)", "(weights, p=1 - dropout_p)", "not of keeping it"),
+    ("dtype", "scaled-dot-product-attention", "output = weights @ value", "output = weights.double() @ value.double()", "float64"),
+    ("errors", "scaled-dot-product-attention", "    check_attention_inputs(query, key, value)\n", "", "expected ValueError"),
+    ("errors", "scaled-dot-product-attention", "        check_attention_mask(mask, scores.shape)\n", "", "an integer mask"),
+    ("in place", "scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = query.div_(math.sqrt(d_k)) @ key.transpose(-2, -1)", "in place"),
+    ("hints", "scaled-dot-product-attention", 'masked_fill(~mask, float("-inf"))', "masked_fill(mask, -1e9)", "'may attend'"),
+    ("hints", "scaled-dot-product-attention", "scores = scores + mask", "scores = scores * mask", "not multiplied"),
+    ("hints", "scaled-dot-product-attention", "scores = scores + mask", "scores = scores", "no mask at all"),
+    ("hints", "scaled-dot-product-attention", "scores = scores + mask", "scores = (scores * math.sqrt(d_k) + mask) / math.sqrt(d_k)", "after the scaling"),
+    ("hints", "scaled-dot-product-attention", 'if mask.dtype == torch.bool:\n            scores = scores.masked_fill(~mask, float("-inf"))', 'if True:\n            scores = scores.masked_fill(~mask.bool(), float("-inf"))', "reads the float mask as a boolean one"),  # once the grader's float mask had no zero, and this read as "no mask at all"
+    ("hints", "scaled-dot-product-attention", "no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)", "no_key = (~mask).all(dim=-1, keepdim=True) if mask.dtype == torch.bool else torch.zeros_like(scores[..., :1], dtype=torch.bool)", "NaN"),
+    ("hints", "scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k) / 2", "divided by 8"),
+    ("dropout", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) >= dropout_p)", "over 2000 draws"),
+    ("dropout", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) < dropout_p) / dropout_p", "over 2000 draws"),
+    ("device", "scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = query @ key.transpose(-2, -1) / torch.tensor([d_k]).sqrt()", "the inputs' device"),
+    ("gradients", "scaled-dot-product-attention", "output = weights @ value", "output = weights.detach() @ value", "backward() must reach"),
+]  # fmt: skip
+
+# (category, exercise, text of the page's solution, a correct solution written differently)
+RIGHT = [
+    ("modes", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = weights * (torch.rand_like(weights) >= dropout_p) / (1 - dropout_p)"),
+    ("modes", "scaled-dot-product-attention", "weights = torch.nn.functional.dropout(weights, p=dropout_p)", "weights = torch.nn.functional.dropout(weights.double(), p=dropout_p).to(weights.dtype)"),
+    ("written differently", "scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", 'scores = torch.einsum("...qd,...kd->...qk", query, key) / math.sqrt(d_k)'),
+    ("written differently", "scaled-dot-product-attention", "scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)", "scores = (query / d_k**0.5) @ key.transpose(-2, -1)"),
+    ("written differently", "scaled-dot-product-attention", 'scores = scores.masked_fill(~mask, float("-inf"))', 'scores = torch.where(mask, scores, torch.full_like(scores, float("-inf")))'),
+    ("written differently", "scaled-dot-product-attention", "weights = torch.softmax(scores, dim=-1)", "weights = torch.softmax(scores.double(), dim=-1).to(scores.dtype)"),
+    ("sizes", "scaled-dot-product-attention", "weights = torch.softmax(scores, dim=-1)", "weights = torch.stack([torch.softmax(scores[..., i, :], dim=-1) for i in range(scores.size(-2))], dim=-2)"),
+    ("written differently", "scaled-dot-product-attention", "weights = torch.softmax(scores, dim=-1)", "weights = torch.exp(scores - scores.amax(dim=-1, keepdim=True))\n    weights = weights / weights.sum(dim=-1, keepdim=True)"),
+    ("sizes", "attention-too-sharp", "/ math.sqrt(d_k)", "/ math.sqrt(query.shape[-1])"),
+    ("written differently", "self-attention", "return scaled_dot_product_attention(self.W_Q(x), self.W_K(x), self.W_V(x), mask)", "query, key, value = self.W_Q(x), self.W_K(x), self.W_V(x)\n        return scaled_dot_product_attention(query, key, value, mask)"),
+]  # fmt: skip
