@@ -45,8 +45,8 @@ losses = result.losses
 print(
     f"On the machine that built this page, {len(losses)} training steps took "
     f"{result.seconds:.1f} s. The loss, the mean squared error of the "
-    f"predicted sum / 10, fell from {losses[0]:.1f} on the first training "
-    f"batch to {losses[-1]:.4f} on the last; on held-out sequences it is "
+    f"predicted sum / 10, was {losses[0]:.1f} on the first training "
+    f"batch and {losses[-1]:.4f} on the last; on held-out sequences it is "
     f"{result.eval_loss:.4f}, a root-mean-square error of "
     f"{10 * result.eval_loss**0.5:.1f} in the sum. "
     f"For {numbers} (sum {sum(numbers)}) "

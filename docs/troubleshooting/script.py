@@ -40,7 +40,7 @@ torch.set_printoptions(precision=2, sci_mode=False)
 # %% tags=["parameters"]
 # --8<-- [start:parameters]
 SEED = 0  # seed of the weights, the dropout and the data
-STEPS = 500  # optimizer steps of every model this chapter trains
+STEPS = 500  # optimizer steps of the model whose attention is measured
 # where they train: "cuda" on an NVIDIA GPU; trained models come back to the CPU
 DEVICE = "cpu"
 # --8<-- [end:parameters]

@@ -8,9 +8,11 @@ import pytest
 import torch
 from conftest import ROOT, notebook_stdout, prepared_command, prepared_env
 
-from tutorial_tools.cli import chapters, main, parameters, script_path
+from tutorial_tools.arguments import MAX_SEED
+from tutorial_tools.cli import MAX_STEPS, OPTIONS, chapters, main, parameters, script_path
 from tutorial_tools.contents import by_slug
 from tutorial_tools.language import LOCALE_VARIABLES
+from tutorial_tools.trained_models import KEEPERS
 
 CHAPTERS = chapters()
 # The chapters that print wall-clock timings, which differ by run:
@@ -89,6 +91,57 @@ def test_bad_options_get_a_message_that_says_what_to_fix(args, message, in_proce
     assert message in err
 
 
+# Every value outside an option's range, with the words of its refusal (tutorial_tools/arguments.py, cli.py)
+OUT_OF_RANGE = {
+    "seed": [("-1", "must be 0 or more"), (str(MAX_SEED + 1), "must be at most 4,294,967,295"), ("0.5", "whole")],
+    "steps": [("0", "must be at least 1"), (str(MAX_STEPS + 1), "must be at most 1,000,000"), ("1e3", "whole")],
+    "device": [("gpu", "is not a device name"), ("meta", "the tutorial runs on cpu, cuda or mps")],
+}
+VALID = {"seed": "1", "steps": "1", "device": "cpu"}
+
+
+def option_cases() -> list[tuple[str, str, str, str]]:
+    """(chapter, option, value, words of the refusal) for every real chapter and every option: each value out of
+    range of an option the chapter takes, and a valid value of an option it does not take."""
+    cases = []
+    for command, chapter in CHAPTERS.items():
+        taken = parameters(chapter)
+        for option, (parameter, _, _) in OPTIONS.items():
+            if parameter in taken:
+                cases += [(command, option, value, f"argument --{option}: ") for value, _ in OUT_OF_RANGE[option]]
+                cases += [(command, option, value, words) for value, words in OUT_OF_RANGE[option]]
+            else:
+                cases.append((command, option, VALID[option], "does not apply"))
+        if command not in KEEPERS:
+            cases.append((command, "save", "kept", "keeps no model, so --save does not apply"))
+    return cases
+
+
+@pytest.mark.parametrize(("name", "option", "value", "words"), option_cases())
+def test_every_chapter_refuses_every_option_out_of_its_range_in_one_line(name, option, value, words, in_process):
+    """Read before the chapter runs: status 2, the words, and nothing raised but SystemExit."""
+    status, out, err = in_process(name, f"--{option}", value)
+    assert status == 2 and out == ""
+    assert words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", sorted(KEEPERS))
+def test_a_keeper_refuses_a_save_folder_it_cannot_write_in_one_line(name, in_process, tmp_path, monkeypatch):
+    from pathlib import Path
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    status, _, err = in_process(name, "--save", str(blocker / "runs"))
+    assert status == 2 and f"--save {blocker / 'runs'}: cannot write there" in err
+
+    def read_only(self, *args, **kwargs):  # root writes into a read-only folder: the refusal is simulated
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", read_only)
+    status, _, err = in_process(name, "--save", str(tmp_path / "runs"))
+    assert status == 2 and "cannot write there (Permission denied)" in err
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
 def test_asking_for_a_gpu_on_a_machine_without_one():
     result = command("training", "--device", "cuda")
@@ -110,11 +163,11 @@ def test_a_chapter_command_prints_what_its_executed_notebook_shows(site, name):
 def test_seed_and_steps_change_the_training_and_the_bar_counts_the_steps():
     """On the overview, whose one training takes a second (the options' ranges and their effect on a chapter's
     parameters are tested in-process: tests/unit/test_cli_behaviour.py)."""
-    result = command("overview", "--steps", "20", "--seed", "3", cache=False)
+    result = command("overview", "--steps", "1", "--seed", "3", cache=False)  # the fewest steps allowed
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "20 training steps took" in result.stdout
-    assert "20/20" in result.stderr and "digit model" in result.stderr  # the progress bar, on standard error
-    default = command("overview", "--steps", "20", "--no-progress", cache=False)
+    assert "1 training steps took" in result.stdout
+    assert "1/1" in result.stderr and "digit model" in result.stderr  # the progress bar, on standard error
+    default = command("overview", "--steps", "1", "--no-progress", cache=False)
     assert default.stdout != result.stdout
     assert default.stderr == ""
 
