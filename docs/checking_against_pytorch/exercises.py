@@ -11,7 +11,7 @@ EXERCISES = [
         "copy-attention-weights",
         "checking_against_pytorch",
         "Copy nn.MultiheadAttention's weights",
-        "Fill W_Q, W_K, W_V and W_O of the site's module from a PyTorch module, so both give the same output.",
+        "Fill W_Q, W_K, W_V and W_O of the site's module with copies of a PyTorch module's weights, so both give the same output. Leave the PyTorch module unchanged, sharing no memory with the copy.",
         "tutorial_code.from_torch",
         ("multi_head_attention_from_torch",),
         "COPY_WEIGHTS",

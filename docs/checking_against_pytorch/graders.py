@@ -9,17 +9,18 @@ import torch
 from torch import nn
 from tutorial_code import masks, multi_head
 from tutorial_code.from_torch import copy_multi_head_attention_weights
-from tutorial_tools.exercises.checks import expect_error
+from tutorial_tools.exercises.checks import Wrong, expect_error
 from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_on_meta,
     generator,
     shape,
 )
 
-# (d_model, h, bias): the usual module; another width, and one without biases.
-COPY_SIZES = [(8, 2, True), (12, 3, True), (6, 3, False)]
+# (d_model, h, bias): the usual module; other widths, one above the starter's 16, and one without biases.
+COPY_SIZES = [(8, 2, True), (12, 3, True), (20, 4, True), (6, 3, False)]
 
 
 def _source(
@@ -86,18 +87,71 @@ def _check_copy(learner: ModuleType) -> None:
         )
 
 
+WRITTEN_INTO_THE_SOURCE = (
+    "x.copy_(y) writes y into x: write into the target's weights, target.W_Q.weight.copy_(W_Q), and leave the "
+    "source's as they are"
+)
+SHARED = (
+    "copy the values into the target's own tensors, e.g. target.W_O.weight.copy_(source.out_proj.weight): "
+    "the source's tensor, or a view of it, put into the target (nn.Parameter(W_Q), .data = W_Q, "
+    "target.W_O.weight = source.out_proj.weight) is the same memory"
+)
+
+
+def _changed(source: nn.Module, before: dict[str, torch.Tensor]) -> list[str]:
+    """The names of the source's tensors that differ from `before`."""
+    return [
+        name
+        for name, value in source.state_dict().items()
+        if not torch.equal(value, before[name])
+    ]
+
+
+def _check_source_kept(learner: ModuleType) -> None:
+    for seed, (d_model, h, bias) in enumerate(COPY_SIZES):
+        source = _source(d_model, h, bias, seed)
+        before = copy.deepcopy(source.state_dict())
+        target = multi_head.MultiHeadAttention(d_model, h, bias=bias).eval()
+        learner.copy_multi_head_attention_weights(source, target)
+        sizes = (
+            f"(d_model = {d_model}, {h} heads{'' if bias else ', no biases'})"
+        )
+        changed = _changed(source, before)
+        if changed:
+            raise Wrong(f"your copy_multi_head_attention_weights changed nn.MultiheadAttention's {changed[0]} in "
+                        f"place {sizes}", WRITTEN_INTO_THE_SOURCE)  # fmt: skip
+        with torch.no_grad():  # what an optimizer step does to the copy
+            for parameter in target.parameters():
+                parameter.add_(1.0)
+        changed = _changed(source, before)
+        if changed:
+            raise Wrong(f"a change of the copy's weights in place (as an optimizer step makes) changed "
+                        f"nn.MultiheadAttention's {changed[0]} too {sizes}: the copy shares its memory", SHARED)  # fmt: skip
+
+
 COPY_WEIGHTS: Grader = [
-    ("the weights copied from nn.MultiheadAttention", _check_copy)
+    ("the weights copied from nn.MultiheadAttention", _check_copy),
+    (
+        "nn.MultiheadAttention left unchanged, and sharing no memory with the copy",
+        _check_source_kept,
+    ),
 ]
 
 BLOCKED = "nn.MultiheadAttention reads True as 'blocked', the opposite of this site: flip the mask"
 
 
 def _check_to_torch(learner: ModuleType) -> None:
+    # square and not, one of a single position, a batch of one sequence, one larger than the chapter's, and a
+    # mask per sequence and head, (B * h, T, S)
     for mask in (
         masks.causal_mask(4),
         masks.causal_mask(7),
         masks.padding_mask(torch.tensor([5, 2]))[:, 0, 0],
+        masks.causal_mask(1),
+        masks.padding_mask(torch.tensor([4]), max_len=6)[:, 0, 0],
+        masks.causal_mask(40),
+        masks.padding_mask(torch.tensor([3, 1, 4, 2]))[:, 0]
+        & masks.causal_mask(4),
     ):
         expected = masks.to_torch_multihead_mask(mask)
         got = call_on_copies(learner.to_torch_multihead_mask, mask)
@@ -129,7 +183,13 @@ def _check_to_torch_errors(learner: ModuleType) -> None:
                  "a mask of 0s and 1s in torch.long")  # fmt: skip
 
 
+def _check_to_torch_device(learner: ModuleType) -> None:
+    expect_same_on_meta(masks.to_torch_multihead_mask, learner.to_torch_multihead_mask, (masks.causal_mask(5),),
+                        "the converted mask of a mask on another device")  # fmt: skip
+
+
 TO_TORCH_MASK: Grader = [
     ("the converted mask", _check_to_torch),
+    ("on the inputs' device", _check_to_torch_device),
     ("errors for masks that are not boolean", _check_to_torch_errors),
 ]

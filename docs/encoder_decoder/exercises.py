@@ -45,7 +45,8 @@ EXERCISES = [
         "encoder_decoder",
         "Implement beam search",
         "Write length tokens for each source, keeping at every step the beam_width drafts with the highest "
-        "total log-probability, and return the best one.",
+        "total log-probability, and return the best one. Decode in eval mode, and give the model back in the mode "
+        "it came in.",
         "tutorial_code.reverse_task",
         ("beam_search",),
         "BEAM_SEARCH",

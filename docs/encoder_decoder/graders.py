@@ -21,11 +21,13 @@ from tutorial_tools.exercises.common import (
     expect_on_meta,
     expect_same,
     expect_same_in_training,
+    expect_same_on_meta,
     first_output,
     generator,
     layers,
     perturbed,
     repeated,
+    seeded,
     shape,
     twin,
     with_parts,
@@ -34,8 +36,9 @@ from tutorial_tools.exercises.common import (
 
 def _check_shift_right(learner: ModuleType) -> None:
     bos = reverse_task.BOS
+    # the usual; one sequence of odd length; one token each; longer than the task's 8 digits, a batch of 5
     for target in (torch.tensor([[7, 8, 9, 1], [2, 3, 4, 5]]), torch.tensor([[4, 0, 2, 9, 9, 1, 3]]),
-                   torch.tensor([[5], [6], [7]])):  # fmt: skip
+                   torch.tensor([[5], [6], [7]]), torch.randint(0, 10, (5, 12), generator=generator())):  # fmt: skip
         start = torch.full_like(target[:, :1], bos)
         mistakes = [
             (target, "the target is not shifted: the decoder would be given the very token it must predict"),
@@ -69,13 +72,16 @@ SHIFT_RIGHT: Grader = [("shift_right", _check_shift_right)]
 def _decoder_cases() -> list[
     tuple[tuple, torch.Tensor, torch.Tensor, torch.Tensor]
 ]:
-    """(d_model, h, d_ff), x, memory, memory mask: the usual sizes; one sequence of odd length, other widths."""
+    """(d_model, h, d_ff), x, memory, memory mask: the usual sizes; one sequence of odd length, other widths;
+    more of everything than the examples show."""
     g = generator()
     return [
         ((16, 4, 32), torch.randn(2, 4, 16, generator=g), torch.randn(2, 6, 16, generator=g),
          padding_mask(torch.tensor([6, 2]))),
         ((12, 3, 20), torch.randn(1, 7, 12, generator=g), torch.randn(1, 5, 12, generator=g),
          padding_mask(torch.tensor([4]), max_len=5)),
+        ((24, 6, 40), torch.randn(3, 9, 24, generator=g), torch.randn(3, 10, 24, generator=g),
+         padding_mask(torch.tensor([10, 3, 7]))),
     ]  # fmt: skip
 
 
@@ -153,6 +159,102 @@ def _check_decoder_dropout(learner: ModuleType) -> None:
             expect_same_in_training(
                 reference, ours, run, what, ("dropout1", "dropout2", "dropout3")
             )
+            # a dropout mask drawn by hand must be drawn on the inputs' device too
+            if seed == 0:
+                expect_same_on_meta(reference, ours, (x, memory, causal_mask(x.size(1)), memory_mask),
+                                    f"DecoderLayer in training, norm_first={norm_first}, its inputs on another "
+                                    "device")  # fmt: skip
+
+
+def _is_real(lengths: torch.Tensor, length: int) -> torch.Tensor:
+    """(B, length): True for the first `lengths[b]` tokens of sequence b."""
+    return torch.arange(length) < lengths[:, None]
+
+
+@torch.no_grad()
+def _is_real_mistakes(
+    reference: nn.Module, inputs: tuple, target_is_real, memory_is_real
+) -> list:
+    """What the layer gives when target_is_real or memory_is_real is ignored (or its merged mask not passed on),
+    or replaces its mask."""
+    x, memory, target_mask, memory_mask = inputs
+    given = {"target_is_real": target_is_real, "memory_is_real": memory_is_real}
+    mistakes = [
+        (reference(*inputs)[0], "neither target_is_real nor memory_is_real reaches the attention: merge each into "
+         "its mask, merge_masks(target_mask, target_is_real, x, x) and merge_masks(memory_mask, memory_is_real, x, "
+         "memory), and pass the masks on"),
+        (reference(*inputs, memory_is_real=memory_is_real)[0],
+         "target_is_real does not reach the self-attention: merge it into target_mask, merge_masks(target_mask, "
+         "target_is_real, x, x), and pass that to the self-attention"),
+        (reference(*inputs, target_is_real=target_is_real)[0],
+         "memory_is_real does not reach the cross-attention: merge it into memory_mask, merge_masks(memory_mask, "
+         "memory_is_real, x, memory), and pass that to the cross-attention"),
+        (reference(x, memory, None, memory_mask, **given)[0],
+         "target_is_real replaced the causal target_mask: keep both (merge_masks combines them)"),
+    ]  # fmt: skip
+    if memory_mask is not None:
+        mistakes.append((reference(x, memory, target_mask, None, **given)[0],
+                         "memory_is_real replaced memory_mask: keep both (merge_masks combines them)"))  # fmt: skip
+    return mistakes
+
+
+def _check_decoder_is_real(learner: ModuleType) -> None:
+    for seed, (sizes, x, memory, memory_mask) in enumerate(_decoder_cases()):
+        (B, T), S = x.shape[:2], memory.size(1)
+        batch = torch.arange(B)
+        # every sequence has padding at its end: the target's, the memory's, as the flags say
+        target_is_real = _is_real(T - 1 - batch % (T - 1), T)
+        memory_is_real = _is_real(S - 1 - (2 * batch) % (S - 1), S)
+        flags = {
+            "target_is_real": target_is_real,
+            "memory_is_real": memory_is_real,
+        }
+        for norm_first in (False, True):
+            reference, ours, _ = layers(
+                learner.DecoderLayer,
+                decoder.DecoderLayer,
+                sizes,
+                norm_first,
+                seed=seed,
+            )
+            for masks in (
+                (causal_mask(T), None),
+                (causal_mask(T), memory_mask),
+            ):
+                inputs = (x, memory, *masks)
+                with torch.no_grad():
+                    expected = reference(*inputs, **flags)
+                    output, self_weights, cross_weights = call_on_copies(
+                        ours, *inputs, **flags
+                    )
+                what = (f"x {shape(x)}, memory {shape(memory)}, norm_first={norm_first}, target_is_real and "
+                        f"memory_is_real given, memory_mask {None if masks[1] is None else shape(masks[1])}")  # fmt: skip
+                mistakes = partial(
+                    _is_real_mistakes,
+                    reference,
+                    inputs,
+                    target_is_real,
+                    memory_is_real,
+                )
+                expect_same(
+                    output, expected[0], f"the output for {what}", mistakes
+                )
+                expect_same(
+                    self_weights,
+                    expected[1],
+                    f"the self-attention weights for {what}",
+                )
+                expect_same(
+                    cross_weights,
+                    expected[2],
+                    f"the cross-attention weights for {what}",
+                )
+            # no mask beside the flags: a mask made from them must be made on their device (the masks are
+            # merged before the norm orders part)
+            if seed == 0 and norm_first:
+                expect_same_on_meta(reference, ours, (x, memory, None, None, target_is_real, memory_is_real),
+                                    f"DecoderLayer with target_is_real and memory_is_real only, norm_first="
+                                    f"{norm_first}, its inputs on another device")  # fmt: skip
 
 
 def _check_decoder_eval_and_gradients(learner: ModuleType) -> None:
@@ -176,6 +278,7 @@ DECODER_LAYER: Grader = [
         "pre-norm (norm_first=True)",
         lambda learner: _check_decoder_layer(learner, True),
     ),
+    ("target_is_real and memory_is_real", _check_decoder_is_real),
     ("dropout in training, in both orders", _check_decoder_dropout),
     (
         "no dropout in eval mode; gradients and device as the reference's",
@@ -189,9 +292,9 @@ SEES_THE_FUTURE = (
 
 
 def _check_seq2seq(learner: ModuleType) -> None:
-    # (B, S, T): the usual batch; one pair of sequences of odd lengths
+    # (B, S, T): the usual batch; one pair of sequences of odd lengths; both longer than the task's 8 digits
     for seed, (batch, source_length, target_length) in enumerate(
-        [(2, 8, 6), (1, 5, 7)]
+        [(2, 8, 6), (1, 5, 7), (3, 11, 12)]
     ):
         torch.manual_seed(seed)
         reference = perturbed(reverse_task.Seq2SeqModel(), seed).eval()
@@ -293,16 +396,17 @@ def _check_beam_search(learner: ModuleType) -> None:
             3
         )  # sharper predictions, as a trained model makes: the slips then differ
     g = generator()
-    # (batch, length, beam width): the usual; one source and a wide beam; more drafts than tokens at the first step
-    for batch, length, beam_width in [
-        (6, 8, 3),
-        (1, 6, 5),
-        (3, 4, 2),
-        (2, 3, 12),
+    # (batch, source length, length, beam width): the usual; one short source and a wide beam; sources and drafts
+    # longer than the task's 8 digits; more drafts than tokens at the first step
+    for batch, source_length, length, beam_width in [
+        (6, 8, 8, 3),
+        (1, 5, 6, 5),
+        (3, 11, 10, 2),
+        (2, 8, 3, 12),
     ]:
-        source = torch.randint(0, 10, (batch, 8), generator=g)
+        source = torch.randint(0, 10, (batch, source_length), generator=g)
         expected = reverse_task.beam_search(model, source, length, beam_width)
-        what = f"beam_search of {batch} sources, {length} tokens, beam_width={beam_width}"
+        what = f"beam_search of {batch} sources of {source_length} tokens, beam_width={beam_width}, writing {length} tokens"
         try:
             got = call_on_copies(
                 learner.beam_search, model, source, length, beam_width
@@ -338,4 +442,49 @@ def _check_beam_search(learner: ModuleType) -> None:
                    what)  # fmt: skip
 
 
-BEAM_SEARCH: Grader = [("beam search", _check_beam_search)]
+DROPOUT_ON = (
+    "the model decoded in training mode, with dropout on: each call would write something else. Decode in eval "
+    "mode: keep @in_eval_mode, or call model.eval() and give the caller back the mode it had"
+)
+MODE_NOT_RESTORED = (
+    "give the caller back the mode its model had: keep @in_eval_mode, or note was = model.training before "
+    "model.eval() and call model.train(was) at the end (in a finally: block)"
+)
+
+
+def _check_beam_search_modes(learner: ModuleType) -> None:
+    torch.manual_seed(1)
+    model = perturbed(reverse_task.Seq2SeqModel(dropout=0.3), 1)
+    with torch.no_grad():
+        model.output.weight.mul_(3)
+    source = torch.randint(0, 10, (3, 8), generator=generator(1))
+    # dropout off
+    expected = reverse_task.beam_search(model.eval(), source, 5, 3)
+    what = "beam_search of 3 sources, 5 tokens, beam_width=3, with a model in training mode (dropout = 0.3)"
+    model.train()
+    got = seeded(
+        lambda: call_on_copies(learner.beam_search, model, source, 5, 3)
+    )
+    if not all(module.training for module in model.modules()):
+        raise Wrong(
+            f"{what}: your beam_search gave the model back in eval mode",
+            MODE_NOT_RESTORED,
+        )
+
+    def with_dropout() -> list:
+        # the reference's steps in training mode, under the same seed
+        steps = reverse_task.beam_search.__wrapped__
+        return [(seeded(lambda: steps(model, source, 5, 3)), DROPOUT_ON)]
+
+    expect_same(got, expected, what, with_dropout)
+    model.eval()
+    call_on_copies(learner.beam_search, model, source, 5, 3)
+    if any(module.training for module in model.modules()):
+        raise Wrong("beam_search of a model in eval mode: your beam_search gave the model back in training mode",
+                    MODE_NOT_RESTORED)  # fmt: skip
+
+
+BEAM_SEARCH: Grader = [
+    ("beam search", _check_beam_search),
+    ("eval mode, the caller's mode given back", _check_beam_search_modes),
+]

@@ -32,8 +32,9 @@ from tutorial_tools.exercises.common import (
 
 NO_ACTIVATION = "with no activation the two layers make one linear map: put a ReLU between them"
 
-# (d_model, d_ff, B, T): the usual sizes; one sequence of odd length with other widths.
-FEED_FORWARD_SIZES = [(8, 32, 2, 5), (6, 10, 1, 7)]
+# (d_model, d_ff, B, T): the usual sizes; one sequence of odd length with other widths; more sequences, positions
+# and features than the docstring's FeedForward(8, 32) on (2, 5, 8).
+FEED_FORWARD_SIZES = [(8, 32, 2, 5), (6, 10, 1, 7), (16, 48, 3, 9)]
 
 
 def _check_feed_forward(learner: ModuleType) -> None:
@@ -115,16 +116,30 @@ def _check_feed_forward_eval(learner: ModuleType) -> None:
 
 
 def _check_feed_forward_device(learner: ModuleType) -> None:
-    reference = feed_forward.FeedForward(8, 32).eval()
-    ours = twin(learner.FeedForward, reference, 8, 32).eval()
     x = torch.randn(2, 5, 8, generator=generator(7))
-    what = "FeedForward(8, 32) of x on another device"
-    expect_same_on_meta(reference, ours, (x,), what)
+    for dropout, mode in (
+        (0.0, "in eval mode"),
+        (0.25, "in training, dropout = 0.25"),
+    ):
+        torch.manual_seed(7)
+        reference = feed_forward.FeedForward(8, 32, dropout=dropout).train(
+            dropout > 0
+        )
+        ours = twin(learner.FeedForward, reference, 8, 32, dropout=dropout)
+        expect_same_on_meta(
+            reference,
+            ours,
+            (x,),
+            f"FeedForward(8, 32) {mode}, x on another device",
+        )
 
 
 FEED_FORWARD: Grader = [
     ("FeedForward.forward against the reference", _check_feed_forward),
-    ("on the input's device", _check_feed_forward_device),
+    (
+        "on the input's device, in eval mode and in training",
+        _check_feed_forward_device,
+    ),
     ("dropout off in eval mode", _check_feed_forward_eval),
     (
         "dropout on the hidden features, in training",
@@ -170,8 +185,20 @@ def _encoder_mistakes(
     ]  # fmt: skip
 
 
+def _larger_case() -> tuple[tuple, torch.Tensor, torch.Tensor]:
+    """More sequences, positions, features and heads than the docstring's EncoderLayer(16, 4, 32) on (2, 5, 16),
+    two of the sequences padded."""
+    return (
+        (24, 6, 40),
+        torch.randn(3, 9, 24, generator=generator(3)),
+        padding_mask(torch.tensor([9, 4, 6])),
+    )
+
+
 def _check_encoder_layer(learner: ModuleType, norm_first: bool) -> None:
-    for seed, (sizes, x, mask) in enumerate(_encoder_cases()):
+    for seed, (sizes, x, mask) in enumerate(
+        [*_encoder_cases(), _larger_case()]
+    ):
         reference, ours, other = layers(
             learner.EncoderLayer,
             encoder.EncoderLayer,
@@ -239,6 +266,54 @@ def _dropped(got: torch.Tensor, x: torch.Tensor, p: float) -> bool:
     ) and not torch.allclose(got, x)
 
 
+def _check_encoder_key_is_real(learner: ModuleType) -> None:
+    """key_is_real alone, then with a causal mask, in both orders."""
+    ignored = "key_is_real is ignored: merge it with the mask, merge_masks(mask, key_is_real, x, x)"
+    for seed, (sizes, x, _) in enumerate([*_encoder_cases(), _larger_case()]):
+        batch, length = x.shape[:2]
+        # (B, T): the first sequence unpadded, each next one 2 tokens shorter
+        key_is_real = (
+            torch.arange(length) < torch.arange(length, 0, -2)[:batch, None]
+        )
+        for norm_first, mask in ((False, None), (True, causal_mask(length))):
+            reference, ours, _ = layers(
+                learner.EncoderLayer,
+                encoder.EncoderLayer,
+                sizes,
+                norm_first,
+                seed=seed,
+            )
+            what = (
+                f"x of shape {shape(x)}, key_is_real {shape(key_is_real)}, norm_first={norm_first}"
+                if mask is None
+                else f"x of shape {shape(x)}, key_is_real {shape(key_is_real)} and a mask of shape {shape(mask)}, "
+                f"norm_first={norm_first}"
+            )
+            with torch.no_grad():
+                expected = reference(x, mask=mask, key_is_real=key_is_real)[0]
+                got = first_output(ours, x, mask=mask, key_is_real=key_is_real)
+                mistakes = [(reference(x, mask=mask)[0], ignored)]
+                if mask is not None:
+                    mistakes.append((reference(x, key_is_real=key_is_real)[0],
+                                     "the mask is ignored when key_is_real is given: apply both, merged by merge_masks"))  # fmt: skip
+            expect_same(got, expected, f"the output for {what}", mistakes)
+
+
+def _check_encoder_device_in_training(learner: ModuleType) -> None:
+    sizes, x, mask = _encoder_cases()[0]
+    for norm_first in (False, True):
+        reference, ours, _ = layers(
+            learner.EncoderLayer,
+            encoder.EncoderLayer,
+            sizes,
+            norm_first,
+            0.25,
+            seed=8,
+        )
+        what = f"EncoderLayer in training, dropout = 0.25, norm_first={norm_first}, its inputs on another device"
+        expect_same_on_meta(reference, ours, (x, mask), what)
+
+
 def _check_encoder_eval_and_gradients(learner: ModuleType) -> None:
     sizes, x, mask = _encoder_cases()[0]
     expect_layer_in_eval_mode(
@@ -261,6 +336,8 @@ ENCODER_LAYER: Grader = [
     ),
     ("dropout in training, in both orders", _check_encoder_dropout),
     ("dropout touches only what a sub-layer adds", _check_zero_sublayers),
+    ("key_is_real hides the padded keys", _check_encoder_key_is_real),
+    ("on the inputs' device, in training", _check_encoder_device_in_training),
     (
         "no dropout in eval mode; gradients and device as the reference's",
         _check_encoder_eval_and_gradients,

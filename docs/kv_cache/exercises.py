@@ -21,6 +21,8 @@ EXERCISES = [
         "Implement forward_with_cache",
         "Compute the logits of new tokens from their own queries, keys and values and the cached ones, and "
         "add the new keys and values to the cache. "
+        "The first new token's position is position_offset, or cache.length when it is None. "
+        "Run the model in eval mode, and give the caller back its mode. "
         "Raise a ValueError past the model's context, for a token id outside the vocabulary, and for a batch of another size than the cache's.",
         "tutorial_code.language_model",
         ("kv_cache",),

@@ -9,10 +9,11 @@ from tutorial_code import local_attention
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_tools.exercises.checks import Wrong, expect_error
 from tutorial_tools.exercises.common import (
+    IN_PLACE,
     META,
     Grader,
-    call_on_copies,
     expect_kind,
+    expect_on_meta,
     expect_same,
     generator,
 )
@@ -127,6 +128,7 @@ CACHE_CASES = [
     (3, (2, 1), (2, 1, 4, 1, 1, 3)),
     (1, (1, 1), (1,) * 5),
     (6, (1, 3), (1, 2, 1)),
+    (3, (1, 2), (5, 1, 2, 1)),  # a first append longer than the window
 ]
 KEEPS_ONE_MORE = "the cache keeps window + 1 positions: keep the last `window`, key[..., -self.window :, :]"
 KEEPS_ONE_FEWER = "the cache keeps window - 1 positions: the new query's own key is one of the `window` it sees"
@@ -137,6 +139,11 @@ RETURNS_KEPT = (
     "ones, so return the joined keys before cutting"
 )
 RETURNS_NEW = "append returned only the new keys: join them after the kept ones, torch.cat([self.keys, key], dim=-2)"
+EDITS_A_VIEW = (
+    "the cache kept a view of the tensors an earlier append was given (key[..., -self.window :, :] is a view, not a "
+    "copy), and a later append edited it in place: build new tensors (torch.cat), or .clone() what you keep before "
+    "editing it"
+)
 
 
 def _sequence(
@@ -160,16 +167,56 @@ def _kept_mistakes(k: torch.Tensor, end: int, window: int) -> list:
     ]
 
 
+def _append_on_copies(
+    cache, key: torch.Tensor, value: torch.Tensor, given: list, what: str
+) -> object:
+    """`cache.append` of copies of `key` and `value`; an edit of them, or of what an earlier append was given
+    (`given`: the originals and the copies passed, call by call), is reported."""
+    passed = (key.clone(), value.clone())
+    returned = cache.append(*passed)
+    given.append(((key, value), passed))
+    for call, (
+        (original_key, original_value),
+        (passed_key, passed_value),
+    ) in enumerate(given):
+        now = call == len(given) - 1
+        if not torch.equal(original_key, passed_key):
+            raise (
+                Wrong(
+                    f"{what}: your append changed the keys it was given in place",
+                    IN_PLACE,
+                )
+                if now
+                else Wrong(
+                    f"{what}: your append changed the keys given to append call {call + 1} in place",
+                    EDITS_A_VIEW,
+                )
+            )
+        if not torch.equal(original_value, passed_value):
+            raise (
+                Wrong(
+                    f"{what}: your append changed the values it was given in place",
+                    IN_PLACE,
+                )
+                if now
+                else Wrong(
+                    f"{what}: your append changed the values given to append call {call + 1} in place",
+                    EDITS_A_VIEW,
+                )
+            )
+    return returned
+
+
 def _check_append(learner: ModuleType) -> None:
     for seed, (window, batch, steps) in enumerate(CACHE_CASES):
         T = sum(steps)
         _, k, v = _sequence(batch, T, seed)
-        cache, start = learner.SlidingWindowCache(window), 0
+        cache, start, given = learner.SlidingWindowCache(window), 0, []
         for n in steps:
             end = start + n
             what = f"window {window}, after positions {start}-{end - 1} were appended ({n} at once)"
-            returned = call_on_copies(
-                cache.append, k[..., start:end, :], v[..., start:end, :]
+            returned = _append_on_copies(
+                cache, k[..., start:end, :], v[..., start:end, :], given, what
             )
             if not isinstance(returned, tuple) or len(returned) != 2:
                 raise Wrong(
@@ -230,19 +277,33 @@ def _check_attention(learner: ModuleType) -> None:
 
 def _check_cache_device(learner: ModuleType) -> None:
     cache = learner.SlidingWindowCache(2)
-    for n in (1, 3):
+    for n, what in (
+        (1, "the keys append returned for one new position on another device"),
+        (
+            3,
+            "the keys append returned for three new positions on another device",
+        ),
+    ):
         new = torch.zeros(1, 2, n, 4, device=META)
-        keys, _ = cache.append(new, new)
+        expect_on_meta(
+            lambda new=new: _first(cache.append(new, new)),
+            torch.zeros(1, 2, 4 if n == 3 else 1, 4, device=META),
+            what,
+        )
         expect_kind(
             cache.keys,
             torch.zeros(1, 2, 2 if n == 3 else 1, 4, device=META),
             "cache.keys on another device",
         )
-        expect_kind(
-            keys,
-            torch.zeros(1, 2, 4 if n == 3 else 1, 4, device=META),
-            "the keys append returned",
-        )
+
+
+def _first(returned: object) -> object:
+    """The keys of what append returned, or what it returned when that is no pair."""
+    return (
+        returned[0]
+        if isinstance(returned, tuple) and len(returned) == 2
+        else returned
+    )
 
 
 SLIDING_WINDOW_CACHE: Grader = [

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import ModuleType
 
 import torch
+from torch.overrides import TorchFunctionMode
 from tutorial_code import masks
 from tutorial_tools.exercises.checks import Wrong, expect_error
 from tutorial_tools.exercises.common import (
     META,
+    NO_VALUES,
     Grader,
     call_on_copies,
     expect_kind,
+    expect_on_meta,
     expect_same,
 )
 from tutorial_tools.exercises.exercise import chapter_module
@@ -112,6 +116,12 @@ def _check_padding(learner: ModuleType) -> None:
             (masks.padding_mask(lengths + 1, max_len=expected.size(-1) + 1)[..., :-1],
              "one padding position too many is allowed: use <, not <="),
         ]  # fmt: skip
+        if max_len is not None and max_len != int(lengths.max()):
+            mistakes.append((
+                masks.padding_mask(lengths),
+                "max_len is ignored: your mask is as long as the longest sequence; make it max_len long when "
+                "max_len is given, and as long as the longest only when it is None",
+            ))  # fmt: skip
         if max_len is None:
             longest = expected.size(-1)
             mistakes.append((
@@ -149,8 +159,117 @@ def _check_padding_errors(learner: ModuleType) -> None:
     )
 
 
+class _ValuesBeside(TorchFunctionMode):
+    """Meta tensors that keep their values beside them, on the CPU.
+
+    padding_mask reads the values of its lengths (to check them, and for the longest), which a meta tensor does
+    not have. Under this mode every operation runs on the meta tensors, and again on their values: code that
+    reads a value (`bool(...)`, `int(lengths.max())`, `lengths.tolist()`) gets it, as on a GPU, while a tensor
+    the code makes on the CPU meets the meta tensors and raises, as it would meet a GPU's.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        # id of a meta tensor -> (the tensor, its values); holding the tensor keeps its id from being reused
+        self._values: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+
+    def on_meta(self, x: torch.Tensor) -> torch.Tensor:
+        """`x` moved to the meta device, its values kept beside it."""
+        moved = x.to(META)
+        self._values[id(moved)] = (moved, x)
+        return moved
+
+    def _beside(self, obj: object) -> object:
+        """`obj` with each meta tensor replaced by its values, and the meta device by the CPU."""
+        if isinstance(obj, torch.Tensor):
+            if not obj.is_meta:
+                return obj
+            kept = self._values.get(id(obj))
+            if kept is None or kept[0] is not obj:
+                raise LookupError  # no values to compute from
+            return kept[1]
+        if (isinstance(obj, torch.device) and obj.type == META) or (
+            isinstance(obj, str) and obj == META
+        ):
+            return torch.device("cpu")
+        if isinstance(obj, list | tuple):
+            return type(obj)(self._beside(item) for item in obj)
+        if isinstance(obj, dict):
+            return {name: self._beside(item) for name, item in obj.items()}
+        return obj
+
+    def _keep(self, result: object, values: object) -> None:
+        if (
+            isinstance(result, torch.Tensor)
+            and result.is_meta
+            and isinstance(values, torch.Tensor)
+        ):
+            self._values[id(result)] = (result, values)
+        elif isinstance(result, list | tuple) and isinstance(
+            values, list | tuple
+        ):
+            for one, its_values in zip(result, values, strict=False):
+                self._keep(one, its_values)
+
+    def _to_meta(self, values: object) -> object:
+        if isinstance(values, torch.Tensor):
+            return self.on_meta(values)
+        if isinstance(values, list | tuple):
+            return type(values)(self._to_meta(item) for item in values)
+        return values
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        try:
+            result = func(*args, **kwargs)
+        except (RuntimeError, NotImplementedError, TypeError) as error:
+            if not any(text in str(error) for text in NO_VALUES):
+                raise
+            try:  # the code reads values: compute them from the values beside
+                values = func(*self._beside(args), **self._beside(kwargs))
+            except LookupError:
+                raise error from None
+            # a size that depends on values (boolean indexing, nonzero()) stays on the meta device; a copy to
+            # the CPU (.cpu(), .tolist(), .item()) leaves it
+            return (
+                self._to_meta(values)
+                if "data-independent" in str(error)
+                else values
+            )
+        try:
+            values = func(*self._beside(args), **self._beside(kwargs))
+        except LookupError:  # a meta tensor made without values
+            return result
+        if isinstance(result, Iterator):  # iterating over a tensor
+            result, values = list(result), list(values)
+            self._keep(result, values)
+            return iter(result)
+        self._keep(result, values)
+        return result
+
+
+def _check_padding_device(learner: ModuleType) -> None:
+    for lengths, max_len in [([3, 1, 5], 6), ([2, 7, 4], None)]:
+        lengths = torch.tensor(lengths)
+        expected = masks.padding_mask(lengths, max_len=max_len).to(META)
+        what = (
+            f"padding_mask of lengths {lengths.tolist()} on another device"
+            + (f", max_len={max_len}" if max_len else "")
+        )
+        with _ValuesBeside() as beside:
+            on_meta = beside.on_meta(lengths)
+            expect_on_meta(
+                lambda on_meta=on_meta, max_len=max_len: call_on_copies(
+                    learner.padding_mask, on_meta, max_len=max_len
+                ),
+                expected,
+                what,
+            )
+
+
 PADDING_MASK: Grader = [
     ("padding_mask", _check_padding),
+    ("on the lengths' device", _check_padding_device),
     ("clear errors for bad lengths", _check_padding_errors),
 ]
 

@@ -11,10 +11,12 @@ from torch import nn
 from tutorial_code import multi_head
 from tutorial_code.attention import scaled_dot_product_attention
 from tutorial_code.masks import causal_mask, padding_mask
-from tutorial_tools.exercises.checks import expect_error
+from tutorial_tools.exercises.checks import Wrong, expect_error
 from tutorial_tools.exercises.common import (
+    META,
     Grader,
     call_on_copies,
+    expect_kind,
     expect_same,
     expect_same_dropout,
     expect_same_gradients,
@@ -55,7 +57,7 @@ def _check_split(learner: ModuleType) -> None:
         expect_same(
             call_on_copies(learner.split_heads, x, h),
             expected,
-            f"split_heads(x of {shape(x)}, {h})",
+            f"split_heads of x of shape {shape(x)} into {h} heads",
             mistakes,
         )
 
@@ -81,13 +83,73 @@ def _check_round_trip(learner: ModuleType) -> None:
     for seed, (batch, length, d_model, h) in enumerate(SIZES):
         x = torch.randn(batch, length, d_model, generator=generator(seed + 10))
         got = learner.combine_heads(learner.split_heads(x.clone(), h))
-        expect_same(got, x, f"combine_heads(split_heads(x of {shape(x)}, {h}))")
+        expect_same(
+            got,
+            x,
+            f"x of shape {shape(x)} split into {h} heads and combined back",
+        )
+
+
+def _check_heads_gradients(learner: ModuleType) -> None:
+    batch, length, d_model, h = SIZES[0]
+    x = torch.randn(batch, length, d_model, generator=generator(20))
+    expect_same_gradients(
+        lambda x: multi_head.split_heads(x, h),
+        lambda x: call_on_copies(learner.split_heads, x, h),
+        (x,),
+        f"split_heads of x of shape {shape(x)} into {h} heads",
+    )
+    heads = multi_head.split_heads(x, h)
+    expect_same_gradients(multi_head.combine_heads, lambda x: call_on_copies(learner.combine_heads, x), (heads,),
+                          f"the heads of shape {shape(heads)} combined by combine_heads")  # fmt: skip
+
+
+OFF_THE_DEVICE = (
+    "splitting and combining heads reads no values, only shapes: a tensor made on the CPU and filled from x, or "
+    "x.cpu(), x.tolist() or x.numpy(), takes the heads off the inputs' device (a GPU, say). Use view, transpose and "
+    "reshape, or create the tensor on the input's device, e.g. x.new_empty(...) or torch.empty(..., device=x.device)"
+)
+
+
+def _expect_heads_on_meta(
+    run, x: torch.Tensor, expected: torch.Tensor, what: str
+) -> None:
+    """`run(x)` on the meta device returns a tensor like `expected`: it must not copy x's values to the CPU."""
+    try:
+        got = run(x.to(META))
+    except (RuntimeError, NotImplementedError, TypeError) as error:
+        if "meta" in str(error) or "device" in str(error):
+            raise Wrong(
+                f"{what}: your code raised {type(error).__name__}: {error}",
+                OFF_THE_DEVICE,
+            ) from None
+        raise
+    expect_kind(got, expected.to(META), what)
+
+
+def _check_heads_device(learner: ModuleType) -> None:
+    for batch, length, d_model, h in SIZES[:2]:
+        x = torch.randn(batch, length, d_model, generator=generator(21))
+        what = f"split_heads of x of shape {shape(x)} into {h} heads, x on another device"
+        _expect_heads_on_meta(
+            lambda x, h=h: learner.split_heads(x, h),
+            x,
+            multi_head.split_heads(x, h),
+            what,
+        )
+        heads = multi_head.split_heads(x, h)
+        what = f"the heads of shape {shape(heads)} combined by combine_heads, on another device"
+        _expect_heads_on_meta(
+            learner.combine_heads, heads, multi_head.combine_heads(heads), what
+        )
 
 
 HEADS: Grader = [
     ("split_heads", _check_split),
     ("combine_heads", _check_combine),
     ("combine_heads undoes split_heads", _check_round_trip),
+    ("on the input's device", _check_heads_device),
+    ("gradients flow back through both", _check_heads_gradients),
 ]
 
 
@@ -227,20 +289,97 @@ def _check_multi_head_gradients(learner: ModuleType) -> None:
 
 def _check_multi_head_device(learner: ModuleType) -> None:
     d_model, h, batch, t_q, mask = _cases()[0]
-    reference = multi_head.MultiHeadAttention(d_model, h).eval()
-    ours = twin(learner.MultiHeadAttention, reference, d_model, h).eval()
     g = generator(6)
     query, key = (
         torch.randn(batch, t_q, d_model, generator=g),
         torch.randn(batch, mask.size(-1), d_model, generator=g),
     )
-    what = "MultiHeadAttention of a query, keys, values and a mask on another device"
-    expect_same_on_meta(reference, ours, (query, key, key, mask), what)
+    for dropout, inputs, what in [
+        (0.0, (query, key, key, mask), "a query, keys, values and a mask"),
+        (0.0, (query,), "a query alone (no key, value or mask)"),
+        (
+            0.25,
+            (query, key, key, mask),
+            "a query, keys, values and a mask, in training, dropout = 0.25",
+        ),
+    ]:
+        torch.manual_seed(6)
+        reference = multi_head.MultiHeadAttention(
+            d_model, h, dropout=dropout
+        ).train(dropout > 0)
+        ours = twin(
+            learner.MultiHeadAttention, reference, d_model, h, dropout=dropout
+        )
+        expect_same_on_meta(
+            reference,
+            ours,
+            inputs,
+            f"MultiHeadAttention of {what} on another device",
+        )
+
+
+def _check_multi_head_key_is_real(learner: ModuleType) -> None:
+    """key_is_real alone, in cross-attention; then with a causal mask of four axes, in self-attention."""
+    d_model, h = 12, 3
+    torch.manual_seed(8)
+    reference = perturbed(multi_head.MultiHeadAttention(d_model, h), 8).eval()
+    ours = twin(learner.MultiHeadAttention, reference, d_model, h)
+    g = generator(8)
+    query, key, value = (
+        torch.randn(2, t, d_model, generator=g) for t in (4, 6, 6)
+    )
+    # (B, T_k): the second sequence has 3 real tokens, then padding
+    key_is_real = torch.arange(6) < torch.tensor([[6], [3]])
+    causal = causal_mask(6)[None, None].repeat(2, 1, 1, 1)  # (B, 1, T, T)
+    ignored = "key_is_real is ignored: merge it with the mask, merge_masks(mask, key_is_real, query, key)"
+    for inputs, mask, what in [
+        ((query, key, value), None, f"query {shape(query)}, key and value {shape(key)}, key_is_real {shape(key_is_real)}"),
+        ((key,), causal, f"self-attention on {shape(key)}, a mask of shape {shape(causal)} and key_is_real {shape(key_is_real)}"),
+    ]:  # fmt: skip
+        with torch.no_grad():
+            expected = reference(*inputs, mask=mask, key_is_real=key_is_real)[0]
+            got = call_on_copies(
+                ours, *inputs, mask=mask, key_is_real=key_is_real
+            )[0]
+            mistakes = [(reference(*inputs, mask=mask)[0], ignored)]
+            if mask is not None:
+                mistakes.append(
+                    (
+                        reference(*inputs, key_is_real=key_is_real)[0],
+                        "the mask is ignored when key_is_real is given: apply both, merged by merge_masks",
+                    )
+                )
+        expect_same(got, expected, f"the output for {what}", mistakes)
+
+
+def _check_multi_head_without_bias(learner: ModuleType) -> None:
+    d_model, h, batch, t_q, mask = _cases()[1]
+    torch.manual_seed(9)
+    reference = perturbed(
+        multi_head.MultiHeadAttention(d_model, h, bias=False), 9
+    ).eval()
+    ours = twin(learner.MultiHeadAttention, reference, d_model, h, bias=False)
+    query = torch.randn(batch, t_q, d_model, generator=generator(9))
+    with torch.no_grad():
+        expected, got = (
+            reference(query, mask=mask)[0],
+            call_on_copies(ours, query, mask=mask)[0],
+        )
+    expect_same(
+        got,
+        expected,
+        f"the output of MultiHeadAttention({d_model}, {h}, bias=False) for self-attention on {shape(query)} with a causal mask",
+    )
 
 
 MULTI_HEAD: Grader = [
     ("MultiHeadAttention.forward against the reference", _check_multi_head),
-    ("on the inputs' device", _check_multi_head_device),
+    ("key_is_real hides the padded keys", _check_multi_head_key_is_real),
+    ("without biases (bias=False)", _check_multi_head_without_bias),
+    (
+        "on the inputs' device, in eval mode and in training",
+        _check_multi_head_device,
+    ),
     ("dropout on the weights, in training", _check_multi_head_dropout),
     ("a clear error for the wrong width", _check_multi_head_error),
     (

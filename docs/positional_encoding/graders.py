@@ -10,8 +10,9 @@ from tutorial_code import positional
 from tutorial_tools.exercises.checks import expect_error
 from tutorial_tools.exercises.common import Grader, expect_same
 
-# (max_len, d_model): the usual table; a short one whose d_model / 2 is odd; a single position; a single pair.
-TABLE_SIZES = [(50, 16), (7, 6), (1, 10), (9, 2)]
+# (max_len, d_model): the usual table; a short one whose d_model / 2 is odd; a single position; a single pair; more
+# positions and features than the page's 50 by 16.
+TABLE_SIZES = [(50, 16), (7, 6), (1, 10), (9, 2), (64, 24)]
 
 
 def _frequencies(d_model: int, step: int = 2) -> torch.Tensor:
@@ -65,8 +66,8 @@ SINUSOIDAL_TABLE: Grader = [
     ("errors for an odd d_model and empty sizes", _check_table_errors),
 ]
 
-# (k, d_model): the usual shift; others, backwards and by zero, in other widths.
-SHIFTS = [(3, 8), (5, 6), (-2, 10), (0, 4)]
+# (k, d_model): the usual shift; others, backwards and by zero, in other widths; one wider than the page's tables.
+SHIFTS = [(3, 8), (5, 6), (-2, 10), (0, 4), (7, 24)]
 
 
 def _check_rotation(learner: ModuleType) -> None:

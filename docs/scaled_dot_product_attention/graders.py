@@ -375,6 +375,16 @@ def _check_attention_gradients(learner: ModuleType) -> None:
         (q, k, v),
         "scaled_dot_product_attention(query, key, value)",
     )
+    # A causal mask whose first query may attend to nothing: the zero weights of that row must not cut the
+    # gradients of the others.
+    mask = causal_mask(4)
+    mask[0, 0] = False
+    expect_same_gradients(
+        partial(scaled_dot_product_attention, mask=mask),
+        partial(learner.scaled_dot_product_attention, mask=mask),
+        (q, k, v),
+        "scaled_dot_product_attention(query, key, value, mask) for a causal mask whose first query sees no key",
+    )
 
 
 def _check_attention_device(learner: ModuleType) -> None:
@@ -406,6 +416,8 @@ SAME_PROJECTION = (
     "queries and keys come from the same projection, so the score of t for s equals that of s for t: "
     "keys need their own W_K"
 )
+
+BY_D_MODEL = "your scores are divided by sqrt(d_model): divide them by sqrt(d_k), the width of the queries and keys"
 
 # (d_model, d_k, B, T, causal): the usual sizes with a causal mask; one sequence of odd length, no mask, d_k
 # left to its default (d_model).
@@ -446,6 +458,12 @@ def _check_self_attention(learner: ModuleType) -> None:
                     )
                 )
             output, weights = call_on_copies(ours, x, mask)
+            mistakes += _scale_mistakes(query, key, weights, mask)
+            if d_k is not None and d_k != d_model:
+                scores = query @ key.transpose(-2, -1) / math.sqrt(d_model)
+                if mask is not None:
+                    scores = scores.masked_fill(~mask, float("-inf"))
+                mistakes.append((torch.softmax(scores, dim=-1), BY_D_MODEL))
         what = f"x of shape {shape(x)}, d_k = {d_k or d_model}, {'a causal mask' if causal else 'no mask'}"
         expect_same(
             weights, expected_weights, f"the weights for {what}", mistakes

@@ -271,16 +271,22 @@ APPLY_ROTARY: Grader = [
     ),
 ]
 
-# (d_model, d_ff, B, T): the usual sizes; one sequence of other widths.
-SWIGLU_SIZES = [(8, 12, 2, 5), (6, 10, 1, 7)]
+# (d_model, d_ff, leading shape): the usual sizes; one sequence of other widths; wider than the docstring's
+# SwiGLU(8, 24), with another batch size; a (T, d_model) matrix, without a batch axis.
+SWIGLU_SIZES = [
+    (8, 12, (2, 5)),
+    (6, 10, (1, 7)),
+    (16, 40, (3, 4)),
+    (6, 14, (5,)),
+]
 
 
 def _check_swiglu(learner: ModuleType) -> None:
-    for seed, (d_model, d_ff, batch, length) in enumerate(SWIGLU_SIZES):
+    for seed, (d_model, d_ff, leading) in enumerate(SWIGLU_SIZES):
         torch.manual_seed(seed)
         reference = perturbed(swiglu.SwiGLU(d_model, d_ff), seed)
         ours = twin(learner.SwiGLU, reference, d_model, d_ff)
-        x = torch.randn(batch, length, d_model, generator=generator(seed))
+        x = torch.randn(*leading, d_model, generator=generator(seed))
         with torch.no_grad():
             gate, up, down = reference.gate(x), reference.up(x), reference.down
             mistakes = [
@@ -318,7 +324,7 @@ def _check_swiglu_device(learner: ModuleType) -> None:
 
 
 SWIGLU: Grader = [
-    ("SwiGLU, for two sizes", _check_swiglu),
+    ("SwiGLU, for several sizes", _check_swiglu),
     ("on the input's device", _check_swiglu_device),
     (
         "gradients reach every input and weight, as the reference's",
@@ -327,12 +333,13 @@ SWIGLU: Grader = [
 ]
 
 # (B, h, h_kv, T, d_k, causal): grouped-query; multi-query with a causal mask; as many key/value heads as
-# heads; an odd group size.
+# heads; an odd group size; more heads, positions and features than the docstring's.
 GROUPED_CASES = [
     (2, 4, 2, 5, 8, False),
     (1, 4, 1, 6, 4, True),
     (2, 2, 2, 3, 6, True),
     (1, 6, 2, 4, 4, False),
+    (3, 8, 2, 7, 16, True),
 ]
 CYCLED = "query head i reads key/value head i // (h / h_kv): repeat_interleave each head, not .repeat (which " \
          "cycles through the heads)"  # fmt: skip
@@ -449,6 +456,11 @@ def _check_grouped_attention_device(learner: ModuleType) -> None:
         lambda: learner.grouped_attention(Q, K, K, mask)[0],
         grouped_query.grouped_attention(Q, K, K, mask)[0],
         "grouped_attention of Q, K, V and a mask on another device",
+    )
+    expect_on_meta(
+        lambda: learner.grouped_attention(Q, K, K)[0],
+        grouped_query.grouped_attention(Q, K, K)[0],
+        "grouped_attention of Q, K, V without a mask on another device",
     )
 
 

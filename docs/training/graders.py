@@ -207,11 +207,26 @@ def _check_classifier_gradients(learner: ModuleType) -> None:
     expect_same_gradients(
         reference, ours, (tokens,), f"the logits of tokens {shape(tokens)}"
     )
-    what = "the logits of a model and tokens on another device"
-    expect_same_on_meta(reference, ours, (tokens,), what)
+
+
+def _check_classifier_device(learner: ModuleType) -> None:
+    for seed, (pad_id, tokens) in enumerate(_classifier_cases()[:2]):
+        torch.manual_seed(seed)
+        body = encoder.Encoder(vocab_size=9, d_model=16, num_heads=4, d_ff=32, num_layers=1, dropout=0.0,
+                               pad_id=pad_id)  # fmt: skip
+        reference = perturbed(encoder.EncoderClassifier(body, 3), seed).eval()
+        ours = twin(
+            learner.EncoderClassifier, reference, copy.deepcopy(body), 3
+        )
+        what = f"the logits of a model and tokens on another device, pad_id={pad_id}"
+        expect_same_on_meta(reference, ours, (tokens,), what)
 
 
 CLASSIFIER: Grader = [
     ("EncoderClassifier.forward against the reference", _check_classifier),
-    ("gradients and device as the reference's", _check_classifier_gradients),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_classifier_gradients,
+    ),
+    ("on the inputs' device", _check_classifier_device),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from types import ModuleType
 
 import torch
@@ -11,7 +12,10 @@ from tutorial_tools.exercises.common import (
     Grader,
     call_on_copies,
     expect_same,
+    expect_same_gradients,
+    expect_same_on_meta,
     generator,
+    perturbed,
     shape,
 )
 
@@ -90,7 +94,58 @@ def _check_recurrent_errors(learner: ModuleType) -> None:
         )
 
 
+class _Layer(nn.Module):
+    """`rnn`'s hidden states, computed by `run(rnn, x)`: the layer as a module, so that the gradient and device
+    checks reach its weights."""
+
+    def __init__(self, run, rnn: nn.RNN) -> None:
+        super().__init__()
+        self.run, self.rnn = run, rnn
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.run(self.rnn, x)
+
+
+def _pytorch_states(rnn: nn.RNN, x: torch.Tensor) -> torch.Tensor:
+    return rnn(x)[0]
+
+
+def _layers(learner: ModuleType, seed: int) -> tuple[nn.Module, nn.Module]:
+    """nn.RNN as the reference, and the learner's function on a copy of its weights."""
+    torch.manual_seed(seed)
+    rnn = perturbed(nn.RNN(4, 6, batch_first=True), seed)
+    ours = _Layer(
+        lambda rnn, x: call_on_copies(learner.recurrent_by_hand, rnn, x),
+        copy.deepcopy(rnn),
+    )
+    return _Layer(_pytorch_states, rnn), ours
+
+
+def _check_recurrent_gradients(learner: ModuleType) -> None:
+    reference, ours = _layers(learner, 3)
+    x = torch.randn(2, 5, 4, generator=generator(3))
+    expect_same_gradients(
+        reference, ours, (x,), f"recurrent_by_hand for x of shape {shape(x)}"
+    )
+
+
+def _check_recurrent_device(learner: ModuleType) -> None:
+    reference, ours = _layers(learner, 4)
+    x = torch.randn(2, 5, 4, generator=generator(4))
+    expect_same_on_meta(
+        reference,
+        ours,
+        (x,),
+        "the hidden states for an nn.RNN and x on another device",
+    )
+
+
 RECURRENT: Grader = [
     ("the hidden states, step by step", _check_recurrent),
+    ("on the inputs' device", _check_recurrent_device),
+    (
+        "gradients reach every input and weight, as the reference's",
+        _check_recurrent_gradients,
+    ),
     ("a clear error for an RNN it does not follow", _check_recurrent_errors),
 ]

@@ -21,10 +21,12 @@ hundredths of a second.
 """
 
 import importlib.util
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import torch
+from conftest import REPORT
 
 from tutorial_tools.exercises import EXERCISES
 from tutorial_tools.exercises.grading import grade, load
@@ -148,3 +150,26 @@ def test_every_grader_is_in_the_table_once():
 def test_every_category_is_a_kind_or_named():
     categories = {category for category, *_ in WRONG + RIGHT}
     assert {kind(category) for category in categories} <= set(KINDS) | OTHER_CATEGORIES, categories
+
+
+def test_every_grader_has_both_sides_of_every_kind_that_applies():
+    """For each grader and each kind that applies to it: a wrong solution that fails and a correct variant that
+    passes (the two tests above run them)."""
+    wrong = {(grader_of(name), kind(category)) for category, name, *_ in WRONG}
+    right = {(grader_of(name), kind(category)) for category, name, *_ in RIGHT}
+    sides = (("wrong solution", wrong), ("correct variant", right))
+    cells = [(name, kind_) for name, kinds in APPLIES.items() for kind_ in kinds]
+    missing = [
+        f"{name}: {kind_}, no {' and no '.join(side for side, found in sides if (name, kind_) not in found)}"
+        for name, kind_ in cells
+        if (name, kind_) not in wrong or (name, kind_) not in right
+    ]
+    assert not missing, f"{len(missing)} of {len(cells)} cells lack a side:\n" + "\n".join(missing)
+    counts = {
+        side: Counter(kind(category) for category, *_ in cases) for side, cases in (("wrong", WRONG), ("right", RIGHT))
+    }
+    REPORT["graders' cases (tests/unit/grader_cases): wrong solutions rejected + correct variants accepted"] = (
+        f"{len(cells)} cells (grader x kind) over {len(APPLIES)} graders, each with both; by category: "
+        + ", ".join(f"{c} {counts['wrong'][c]}+{counts['right'][c]}" for c in sorted(counts["wrong"] | counts["right"]))
+        + f"; total {len(WRONG)}+{len(RIGHT)}"
+    )

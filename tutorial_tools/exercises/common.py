@@ -145,7 +145,7 @@ def _dtype_hint(got: torch.dtype, expected: torch.dtype) -> str:
 
 # What PyTorch says when code reads the values of a meta tensor, which has none: such code runs on a GPU, so a
 # check on the meta device cannot judge it.
-_NO_VALUES = (  # what PyTorch says when code needs values that a meta tensor does not have
+NO_VALUES = (  # what PyTorch says when code needs values that a meta tensor does not have
     "cannot be called on meta tensors",
     "Cannot copy out of meta tensor",
     "meta device type tensor",
@@ -162,7 +162,7 @@ def expect_on_meta(run: Callable[[], torch.Tensor], expected: torch.Tensor, what
     try:
         got = run()
     except (RuntimeError, NotImplementedError, TypeError) as error:
-        if any(text in str(error) for text in _NO_VALUES):
+        if any(text in str(error) for text in NO_VALUES):
             return
         if isinstance(error, RuntimeError) and "device" in str(error):
             raise Wrong(f"{what}: your code raised RuntimeError: {error}", ON_THE_INPUT_DEVICE) from None

@@ -16,6 +16,9 @@ WRONG = [
     ("dtype", "shift-rotation", "rotation = torch.zeros(d_model, d_model)", "rotation = torch.zeros(d_model, d_model, dtype=torch.float64)", "float64"),
     ("errors", "sinusoidal-table", "    check_counts(max_len=max_len, d_model=d_model)\n", "", "d_model = 0"),
     ("errors", "shift-rotation", "    check_counts(d_model=d_model)\n", "", "d_model = 0"),
+    ("sizes", "sinusoidal-table", "table = torch.zeros(max_len, d_model)", "table = torch.zeros(50, 16)[:max_len, :d_model]", "Target sizes: [50, 8]"),
+    ("sizes", "sinusoidal-table", "position = torch.arange(max_len, dtype=torch.float32)[:, None]", "position = torch.arange(50, dtype=torch.float32)[:max_len, None]", "Tensor sizes: [50, 12]"),
+    ("sizes", "shift-rotation", "rotation = torch.zeros(d_model, d_model)", "rotation = torch.zeros(16, 16)[:d_model, :d_model]", "Target sizes: [8, 8]"),
 ]  # fmt: skip
 
 # (category, exercise, text of the page's solution, a correct solution written differently)
@@ -23,4 +26,7 @@ RIGHT = [
     ("written differently", "sinusoidal-table", "frequency = torch.exp(-math.log(10000.0) * exponent)", "frequency = 1.0 / 10000.0**exponent"),
     ("written differently", "sinusoidal-table", "table[:, 0::2] = torch.sin(position * frequency)", "table[:, 0::2] = torch.sin(position.double() * frequency.double()).float()"),
     ("sizes", "shift-rotation", "rotation[0::2, 0::2] = torch.diag(cos)\n    rotation[0::2, 1::2] = torch.diag(sin)\n    rotation[1::2, 0::2] = torch.diag(-sin)\n    rotation[1::2, 1::2] = torch.diag(cos)", "for i in range(d_model // 2):\n        rotation[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.stack([torch.stack([cos[i], sin[i]]), torch.stack([-sin[i], cos[i]])])"),
+    ("sizes", "sinusoidal-table", "exponent = torch.arange(0, d_model, 2) / d_model", "exponent = torch.arange(d_model // 2) * 2 / d_model"),
+    ("sizes", "sinusoidal-table", "table = torch.zeros(max_len, d_model)\n    table[:, 0::2] = torch.sin(position * frequency)\n    table[:, 1::2] = torch.cos(position * frequency)\n    return table", "angle = position * frequency\n    return torch.stack([torch.sin(angle), torch.cos(angle)], dim=-1).reshape(len(position), -1)"),
+    ("sizes", "shift-rotation", "rotation = torch.zeros(d_model, d_model)", "rotation = torch.zeros(len(frequency) * 2, len(frequency) * 2)"),
 ]  # fmt: skip
