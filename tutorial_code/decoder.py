@@ -76,6 +76,7 @@ class DecoderLayer(nn.Module):
         self,
         x: torch.Tensor,
         memory: torch.Tensor,
+        *,
         target_mask: torch.Tensor | None = None,
         memory_mask: torch.Tensor | None = None,
         target_is_real: torch.Tensor | None = None,
@@ -164,7 +165,7 @@ class Transformer(nn.Module):
         self.decoder_norm = nn.LayerNorm(d_model)
 
     def encode(
-        self, source: torch.Tensor, source_mask: torch.Tensor | None = None
+        self, source: torch.Tensor, *, source_mask: torch.Tensor | None = None
     ) -> torch.Tensor:
         """The memory: the source after the encoder stack, (B, S, d_model)."""
         x = source
@@ -176,6 +177,7 @@ class Transformer(nn.Module):
         self,
         target: torch.Tensor,
         memory: torch.Tensor,
+        *,
         target_mask: torch.Tensor | None = None,
         memory_mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -192,6 +194,7 @@ class Transformer(nn.Module):
         self,
         source: torch.Tensor,
         target: torch.Tensor,
+        *,
         source_mask: torch.Tensor | None = None,
         target_mask: torch.Tensor | None = None,
         source_is_real: torch.Tensor | None = None,
@@ -210,11 +213,11 @@ class Transformer(nn.Module):
                     "source_mask must mask keys only, (B, 1, 1, S), since "
                     "cross-attention reads it too; got shape "
                     f"{tuple(source_mask.shape)}. Mask the encoder alone "
-                    "with model.encode(source, source_mask)"
+                    "with model.encode(source, source_mask=...)"
                 )
         source_mask = merge_masks(source_mask, source_is_real, source, source)
         target_mask = merge_masks(target_mask, target_is_real, target, target)
-        memory = self.encode(source, source_mask)
+        memory = self.encode(source, source_mask=source_mask)
         return self.decode(
             target, memory, target_mask=target_mask, memory_mask=source_mask
         )[0]

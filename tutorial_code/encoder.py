@@ -60,6 +60,7 @@ class EncoderLayer(nn.Module):
     def forward(
         self,
         x: torch.Tensor,
+        *,
         mask: torch.Tensor | None = None,
         key_is_real: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -141,6 +142,7 @@ class Encoder(nn.Module):
     def forward(
         self,
         tokens: torch.Tensor,
+        *,
         mask: torch.Tensor | None = None,
         key_is_real: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:

@@ -128,6 +128,7 @@ class MultiHeadAttention(nn.Module):
         query: torch.Tensor,
         key: torch.Tensor | None = None,
         value: torch.Tensor | None = None,
+        *,
         mask: torch.Tensor | None = None,
         key_is_real: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:

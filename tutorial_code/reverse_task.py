@@ -134,7 +134,7 @@ class Seq2SeqModel(nn.Module):
         )
         target = self.embed(target_input)
         decoded, cross_weights = self.transformer.decode(
-            target, memory, target_mask
+            target, memory, target_mask=target_mask
         )
         return self.output(decoded), cross_weights
 

@@ -11,6 +11,7 @@ from tutorial_code import masks, multi_head
 from tutorial_code.from_torch import copy_multi_head_attention_weights
 from tutorial_tools.exercises.checks import Wrong, expect_error
 from tutorial_tools.exercises.common import (
+    IN_PLACE,
     Grader,
     call_on_copies,
     expect_same,
@@ -107,19 +108,46 @@ def _changed(source: nn.Module, before: dict[str, torch.Tensor]) -> list[str]:
     ]
 
 
+# the target's tensors that each tensor of nn.MultiheadAttention holds, in order along dim 0
+TARGET_PARTS = {
+    "in_proj_weight": ("W_Q.weight", "W_K.weight", "W_V.weight"),
+    "in_proj_bias": ("W_Q.bias", "W_K.bias", "W_V.bias"),
+    "out_proj.weight": ("W_O.weight",),
+    "out_proj.bias": ("W_O.bias",),
+}
+
+
+def _written_from_target(
+    name: str, value: torch.Tensor, target_before: dict[str, torch.Tensor]
+) -> bool:
+    """Whether a part of the source's tensor `name` now holds the target's weights from before the copy: what
+    x.copy_(y) written the wrong way round gives."""
+    parts = TARGET_PARTS.get(name, ())
+    return any(
+        torch.equal(chunk, target_before[part])
+        for chunk, part in zip(
+            value.chunk(len(parts) or 1), parts, strict=False
+        )
+    )
+
+
 def _check_source_kept(learner: ModuleType) -> None:
     for seed, (d_model, h, bias) in enumerate(COPY_SIZES):
         source = _source(d_model, h, bias, seed)
         before = copy.deepcopy(source.state_dict())
         target = multi_head.MultiHeadAttention(d_model, h, bias=bias).eval()
+        target_before = copy.deepcopy(target.state_dict())
         learner.copy_multi_head_attention_weights(source, target)
         sizes = (
             f"(d_model = {d_model}, {h} heads{'' if bias else ', no biases'})"
         )
         changed = _changed(source, before)
         if changed:
+            reversed_copy = _written_from_target(
+                changed[0], source.state_dict()[changed[0]], target_before
+            )
             raise Wrong(f"your copy_multi_head_attention_weights changed nn.MultiheadAttention's {changed[0]} in "
-                        f"place {sizes}", WRITTEN_INTO_THE_SOURCE)  # fmt: skip
+                        f"place {sizes}", WRITTEN_INTO_THE_SOURCE if reversed_copy else IN_PLACE)  # fmt: skip
         with torch.no_grad():  # what an optimizer step does to the copy
             for parameter in target.parameters():
                 parameter.add_(1.0)

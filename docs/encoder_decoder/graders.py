@@ -90,13 +90,14 @@ def _decoder_mistakes(
     reference: nn.Module, other: nn.Module, x, memory, target_mask, memory_mask
 ) -> list:
     """What the usual slips give, from the reference's weights: `other` holds them in the other norm order."""
+    masks = {"target_mask": target_mask, "memory_mask": memory_mask}
     return [
-        (other(x, memory, target_mask, memory_mask)[0], PRE_NORM),
-        (reference(x, memory, None, memory_mask)[0],
+        (other(x, memory, **masks)[0], PRE_NORM),
+        (reference(x, memory, memory_mask=memory_mask)[0],
          "the decoder sees the future: pass target_mask to the self-attention"),
-        (reference(x, memory, target_mask, None)[0],
+        (reference(x, memory, target_mask=target_mask)[0],
          "the padding of the source gets attention: pass memory_mask to the cross-attention"),
-        *[(with_parts(reference, **{second: first})(x, memory, target_mask, memory_mask)[0],
+        *[(with_parts(reference, **{second: first})(x, memory, **masks)[0],
            f"two sub-layers share {first}: each has its own LayerNorm, norm1, norm2 and norm3 in order")
           for first, second in (("norm1", "norm2"), ("norm2", "norm3"), ("norm1", "norm3"))],
     ]  # fmt: skip
@@ -111,15 +112,18 @@ def _check_decoder_layer(learner: ModuleType, norm_first: bool) -> None:
             norm_first,
             seed=seed,
         )
-        masks = (causal_mask(x.size(1)), memory_mask)
+        masks = {
+            "target_mask": causal_mask(x.size(1)),
+            "memory_mask": memory_mask,
+        }
         with torch.no_grad():
-            expected = reference(x, memory, *masks)
+            expected = reference(x, memory, **masks)
             output, self_weights, cross_weights = call_on_copies(
-                ours, x, memory, *masks
+                ours, x, memory, **masks
             )
         what = f"x {shape(x)}, memory {shape(memory)}, norm_first={norm_first}"
         mistakes = partial(
-            _decoder_mistakes, reference, other, x, memory, *masks
+            _decoder_mistakes, reference, other, x, memory, **masks
         )
         expect_same(output, expected[0], f"the output for {what}", mistakes)
         expect_same(
@@ -161,9 +165,9 @@ def _check_decoder_dropout(learner: ModuleType) -> None:
             )
             # a dropout mask drawn by hand must be drawn on the inputs' device too
             if seed == 0:
-                expect_same_on_meta(reference, ours, (x, memory, causal_mask(x.size(1)), memory_mask),
+                expect_same_on_meta(reference, ours, (x, memory),
                                     f"DecoderLayer in training, norm_first={norm_first}, its inputs on another "
-                                    "device")  # fmt: skip
+                                    "device", {"target_mask": causal_mask(x.size(1)), "memory_mask": memory_mask})  # fmt: skip
 
 
 def _is_real(lengths: torch.Tensor, length: int) -> torch.Tensor:
@@ -173,27 +177,31 @@ def _is_real(lengths: torch.Tensor, length: int) -> torch.Tensor:
 
 @torch.no_grad()
 def _is_real_mistakes(
-    reference: nn.Module, inputs: tuple, target_is_real, memory_is_real
+    reference: nn.Module,
+    inputs: tuple,
+    masks: dict,
+    target_is_real,
+    memory_is_real,
 ) -> list:
     """What the layer gives when target_is_real or memory_is_real is ignored (or its merged mask not passed on),
     or replaces its mask."""
-    x, memory, target_mask, memory_mask = inputs
+    target_mask, memory_mask = masks["target_mask"], masks["memory_mask"]
     given = {"target_is_real": target_is_real, "memory_is_real": memory_is_real}
     mistakes = [
-        (reference(*inputs)[0], "neither target_is_real nor memory_is_real reaches the attention: merge each into "
+        (reference(*inputs, **masks)[0], "neither target_is_real nor memory_is_real reaches the attention: merge each into "
          "its mask, merge_masks(target_mask, target_is_real, x, x) and merge_masks(memory_mask, memory_is_real, x, "
          "memory), and pass the masks on"),
-        (reference(*inputs, memory_is_real=memory_is_real)[0],
+        (reference(*inputs, **masks, memory_is_real=memory_is_real)[0],
          "target_is_real does not reach the self-attention: merge it into target_mask, merge_masks(target_mask, "
          "target_is_real, x, x), and pass that to the self-attention"),
-        (reference(*inputs, target_is_real=target_is_real)[0],
+        (reference(*inputs, **masks, target_is_real=target_is_real)[0],
          "memory_is_real does not reach the cross-attention: merge it into memory_mask, merge_masks(memory_mask, "
          "memory_is_real, x, memory), and pass that to the cross-attention"),
-        (reference(x, memory, None, memory_mask, **given)[0],
+        (reference(*inputs, memory_mask=memory_mask, **given)[0],
          "target_is_real replaced the causal target_mask: keep both (merge_masks combines them)"),
     ]  # fmt: skip
     if memory_mask is not None:
-        mistakes.append((reference(x, memory, target_mask, None, **given)[0],
+        mistakes.append((reference(*inputs, target_mask=target_mask, **given)[0],
                          "memory_is_real replaced memory_mask: keep both (merge_masks combines them)"))  # fmt: skip
     return mistakes
 
@@ -218,21 +226,23 @@ def _check_decoder_is_real(learner: ModuleType) -> None:
                 seed=seed,
             )
             for masks in (
-                (causal_mask(T), None),
-                (causal_mask(T), memory_mask),
+                {"target_mask": causal_mask(T), "memory_mask": None},
+                {"target_mask": causal_mask(T), "memory_mask": memory_mask},
             ):
-                inputs = (x, memory, *masks)
+                inputs = (x, memory)
                 with torch.no_grad():
-                    expected = reference(*inputs, **flags)
+                    expected = reference(*inputs, **masks, **flags)
                     output, self_weights, cross_weights = call_on_copies(
-                        ours, *inputs, **flags
+                        ours, *inputs, **masks, **flags
                     )
+                given_mask = masks["memory_mask"]
                 what = (f"x {shape(x)}, memory {shape(memory)}, norm_first={norm_first}, target_is_real and "
-                        f"memory_is_real given, memory_mask {None if masks[1] is None else shape(masks[1])}")  # fmt: skip
+                        f"memory_is_real given, memory_mask {None if given_mask is None else shape(given_mask)}")  # fmt: skip
                 mistakes = partial(
                     _is_real_mistakes,
                     reference,
                     inputs,
+                    masks,
                     target_is_real,
                     memory_is_real,
                 )
@@ -252,20 +262,21 @@ def _check_decoder_is_real(learner: ModuleType) -> None:
             # no mask beside the flags: a mask made from them must be made on their device (the masks are
             # merged before the norm orders part)
             if seed == 0 and norm_first:
-                expect_same_on_meta(reference, ours, (x, memory, None, None, target_is_real, memory_is_real),
+                expect_same_on_meta(reference, ours, (x, memory),
                                     f"DecoderLayer with target_is_real and memory_is_real only, norm_first="
-                                    f"{norm_first}, its inputs on another device")  # fmt: skip
+                                    f"{norm_first}, its inputs on another device", flags)  # fmt: skip
 
 
 def _check_decoder_eval_and_gradients(learner: ModuleType) -> None:
     sizes, x, memory, memory_mask = _decoder_cases()[0]
-    inputs = (x, memory, causal_mask(x.size(1)), memory_mask)
+    masks = {"target_mask": causal_mask(x.size(1)), "memory_mask": memory_mask}
     expect_layer_in_eval_mode(
         learner.DecoderLayer,
         decoder.DecoderLayer,
         sizes,
-        inputs,
+        (x, memory),
         "DecoderLayer",
+        masks,
     )
 
 

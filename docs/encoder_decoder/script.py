@@ -72,7 +72,7 @@ class DecoderLayerByHand(nn.Module):
             nn.LayerNorm(d_model) for _ in range(3)
         )
 
-    def forward(self, x, memory, target_mask=None, memory_mask=None):
+    def forward(self, x, memory, *, target_mask=None, memory_mask=None):
         # x: (B, T, d_model), the target so far; memory: (B, S, d_model)
         attended, _ = self.self_attention(x, mask=target_mask)  # t reads 0..t
         x = self.norm1(x + attended)

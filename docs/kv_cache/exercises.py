@@ -34,7 +34,8 @@ EXERCISES = [
         "cache-offset",
         "kv_cache",
         "Find the bug: a cache that forgets where it is",
-        "Generation with this cache starts well and turns to nonsense after the first token.",
+        "Generation with this cache starts well and turns to nonsense after the first token. As in the exercise "
+        "before it, the first new token's position is position_offset when it is given, else cache.length.",
         "tutorial_code.language_model",
         ("kv_cache",),
         "KV_CACHE",

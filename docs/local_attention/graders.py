@@ -285,11 +285,18 @@ def _check_cache_device(learner: ModuleType) -> None:
         ),
     ):
         new = torch.zeros(1, 2, n, 4, device=META)
+        finished = []
+
+        def append(new=new, finished=finished):
+            returned = cache.append(new, new)
+            finished.append(True)
+            return _first(returned)
+
         expect_on_meta(
-            lambda new=new: _first(cache.append(new, new)),
-            torch.zeros(1, 2, 4 if n == 3 else 1, 4, device=META),
-            what,
+            append, torch.zeros(1, 2, 4 if n == 3 else 1, 4, device=META), what
         )
+        if not finished:  # append read a value, fine on a GPU: the meta device cannot judge the rest
+            return
         expect_kind(
             cache.keys,
             torch.zeros(1, 2, 2 if n == 3 else 1, 4, device=META),

@@ -229,12 +229,13 @@ class _ValuesBeside(TorchFunctionMode):
                 values = func(*self._beside(args), **self._beside(kwargs))
             except LookupError:
                 raise error from None
-            # a size that depends on values (boolean indexing, nonzero()) stays on the meta device; a copy to
-            # the CPU (.cpu(), .tolist(), .item()) leaves it
+            # the result lies where a GPU would put it: on the CPU after a copy to the host (.cpu(), .to("cpu"),
+            # .numpy(); .tolist() and .item() give no tensor) or from a factory function given no device; on the
+            # meta device otherwise (a size that depends on values, a size or an end given as a 0-d tensor)
             return (
-                self._to_meta(values)
-                if "data-independent" in str(error)
-                else values
+                values
+                if _on_host(func, args, kwargs)
+                else self._to_meta(values)
             )
         try:
             values = func(*self._beside(args), **self._beside(kwargs))
@@ -246,6 +247,26 @@ class _ValuesBeside(TorchFunctionMode):
             return iter(result)
         self._keep(result, values)
         return result
+
+
+def _on_host(func, args: tuple, kwargs: dict) -> bool:
+    """Whether `func(*args, **kwargs)`, its inputs on a GPU, gives its result on the CPU."""
+    if func in (torch.Tensor.cpu, torch.Tensor.numpy):
+        return True
+    if func is torch.Tensor.to:
+        device = kwargs.get(
+            "device",
+            next(
+                (a for a in args[1:] if isinstance(a, str | torch.device)), None
+            ),
+        )
+        return device is not None and torch.device(device).type == "cpu"
+    if kwargs.get("device") is not None:
+        return torch.device(kwargs["device"]).type != META
+    first = args[0] if args else None
+    return not (
+        isinstance(first, torch.Tensor) and first.is_meta
+    )  # a factory function given no device
 
 
 def _check_padding_device(learner: ModuleType) -> None:

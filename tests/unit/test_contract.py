@@ -166,6 +166,25 @@ def refused(key: str, argument: str, value: object, kind: str) -> None:
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def masks_of(forward: Callable) -> list[inspect.Parameter]:
+    return [p for p in inspect.signature(forward).parameters.values() if p.name.endswith(("mask", "_is_real"))]
+
+
+def test_a_module_that_takes_two_masks_or_more_takes_them_by_name():
+    """Where masks of the same shape could be exchanged (target_mask and memory_mask when S == T, a mask and
+    key_is_real when B == T_q), passing them by position is refused: each is named where it is passed."""
+    modules = {
+        name: obj.forward
+        for module in {importlib.import_module(c.__module__) for c in CALLABLES.values()}
+        for name, obj in vars(module).items()
+        if inspect.isclass(obj) and issubclass(obj, nn.Module) and obj.__module__ == module.__name__
+    }
+    several = {name: masks_of(forward) for name, forward in modules.items() if len(masks_of(forward)) >= 2}
+    assert {"MultiHeadAttention", "EncoderLayer", "Encoder", "DecoderLayer", "Transformer"} <= set(several)
+    positional = {n: [p.name for p in ps if p.kind != p.KEYWORD_ONLY] for n, ps in several.items()}
+    assert not any(positional.values()), positional
+
+
 def test_the_public_api_is_found_by_introspection():
     assert len(CALLABLES) >= 40
     assert len(KINDS["size"]) >= 60 and len(KINDS["flag"]) >= 10 and len(KINDS["probability"]) >= 8

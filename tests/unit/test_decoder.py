@@ -78,7 +78,7 @@ def test_decoder_layer_key_padding_masks_equal_pytorch(norm_first, assert_matche
     x, memory = torch.randn(3, 5, 32), torch.randn(3, 7, 32)
     source_keep = padding_mask(LENGTHS, max_len=7)[:, 0, 0]  # (B, S), True = real token
     target_keep = padding_mask(torch.tensor([5, 5, 3]), max_len=5)[:, 0, 0]  # (B, T)
-    out, _, _ = ours(x, memory, causal_mask(5), target_is_real=target_keep, memory_is_real=source_keep)
+    out, _, _ = ours(x, memory, target_mask=causal_mask(5), target_is_real=target_keep, memory_is_real=source_keep)
     expected = theirs(
         x,
         memory,
@@ -89,7 +89,9 @@ def test_decoder_layer_key_padding_masks_equal_pytorch(norm_first, assert_matche
     )
     assert_matches_torch("nn.TransformerDecoderLayer", out, expected)
     # the same as the four-axis masks of before
-    as_masks = ours(x, memory, causal_mask(5) & target_keep[:, None, None, :], source_keep[:, None, None, :])[0]
+    as_masks = ours(
+        x, memory, target_mask=causal_mask(5) & target_keep[:, None, None, :], memory_mask=source_keep[:, None, None, :]
+    )[0]
     torch.testing.assert_close(out, as_masks)
 
 

@@ -171,17 +171,26 @@ def expect_on_meta(run: Callable[[], torch.Tensor], expected: torch.Tensor, what
 
 
 def expect_same_on_meta(
-    reference: Callable[..., object], ours: Callable[..., object], inputs: tuple, what: str
+    reference: Callable[..., object],
+    ours: Callable[..., object],
+    inputs: tuple,
+    what: str,
+    keywords: dict | None = None,
 ) -> None:
-    """`expect_on_meta` for a module or a function: copies of the modules, their weights and the tensor inputs on
-    the meta device, where a tensor the learner's code makes on the CPU shows (the first output is compared)."""
+    """`expect_on_meta` for a module or a function: copies of the modules, their weights and the tensor inputs
+    (`inputs`, then the `keywords`: the masks a layer takes by name) on the meta device, where a tensor the
+    learner's code makes on the CPU shows (the first output is compared)."""
 
     def on_meta(run: Callable[..., object]) -> Callable[..., object]:
         return copy.deepcopy(run).to(META) if isinstance(run, nn.Module) else run
 
-    moved = tuple(x.to(META) if isinstance(x, torch.Tensor) else x for x in inputs)
-    expected, ours = _first(on_meta(reference)(*moved)), on_meta(ours)
-    expect_on_meta(lambda: _first(ours(*moved)), expected, what)
+    def moved(x: object) -> object:
+        return x.to(META) if isinstance(x, torch.Tensor) else x
+
+    args = tuple(moved(x) for x in inputs)
+    named = {name: moved(x) for name, x in (keywords or {}).items()}
+    expected, ours = _first(on_meta(reference)(*args, **named)), on_meta(ours)
+    expect_on_meta(lambda: _first(ours(*args, **named)), expected, what)
 
 
 def _first(output: object) -> object:
@@ -321,7 +330,7 @@ def expect_same_in_training(
 
 
 def expect_layer_in_eval_mode(learner_class: type[nn.Module], reference_class: type[nn.Module], sizes: tuple,
-                              inputs: tuple, name: str) -> None:  # fmt: skip
+                              inputs: tuple, name: str, keywords: dict | None = None) -> None:  # fmt: skip
     """A layer built with dropout 0.5, in eval mode, in both norm orders: its output is the reference's (no Dropout
     acts, whatever its rate), backward() reaches every input and weight as the reference's, and on the meta device
     its output is on the inputs' device."""
@@ -329,28 +338,48 @@ def expect_layer_in_eval_mode(learner_class: type[nn.Module], reference_class: t
         reference, ours, _ = layers(learner_class, reference_class, sizes, norm_first, 0.5, seed=7)
         reference.eval(), ours.eval()
         with torch.no_grad():
-            expected, got = reference(*inputs)[0], first_output(ours, *inputs)
+            expected, got = reference(*inputs, **keywords or {})[0], first_output(ours, *inputs, **keywords or {})
         expect_same(got, expected, f"the output in eval mode, dropout = 0.5, norm_first={norm_first}")
         what = f"{name}, norm_first={norm_first}"
-        expect_same_gradients(reference, ours, inputs, what)
-        expect_same_on_meta(reference, ours, inputs, f"{what}, its inputs on another device")
+        expect_same_gradients(reference, ours, inputs, what, keywords=keywords)
+        expect_same_on_meta(reference, ours, inputs, f"{what}, its inputs on another device", keywords)
 
 
 CUT_GRAPH = (
     "backward() must reach every input and weight: no .detach(), no torch.no_grad() and no .item() or .tolist() "
     "inside the computation, and no in-place edit of a tensor that autograd still needs"
 )
+NAN_GRADIENT = (
+    "a NaN made in the forward pass and replaced afterwards (nan_to_num, masked_fill, torch.where) still sends NaN "
+    "back through backward(): do not make it, e.g. change the scores of a row with no key before the softmax, "
+    "not its weights after it"
+)
 
 
-def _gradients(run: Callable[..., torch.Tensor], inputs: tuple[torch.Tensor, ...], module: nn.Module | None):
-    """The gradients of one fixed weighted sum of `run(*inputs)`'s output: the inputs', then each parameter's."""
+class _BackwardFailed(Exception):
+    """backward() raised on the learner's output (the forward pass ran)."""
+
+
+def _gradients(
+    run: Callable[..., torch.Tensor], inputs: tuple[torch.Tensor, ...], module: nn.Module | None, keywords: dict
+):
+    """The gradients of one fixed weighted sum of `run(*inputs, **keywords)`'s output: the inputs', then each
+    parameter's (the keywords, a layer's masks, get none)."""
     leaves = tuple(x.detach().clone().requires_grad_(x.is_floating_point()) for x in inputs)
     if module is not None:
         module.zero_grad(set_to_none=True)
-    output = run(*leaves)
+    try:
+        output = run(*leaves, **keywords)
+    except RuntimeError as error:  # "a leaf Variable that requires grad is being used in an in-place operation"
+        if "requires grad" not in str(error):
+            raise  # the learner's own error, which the check reports with its line
+        raise _BackwardFailed(str(error).splitlines()[0]) from None
     output = output[0] if isinstance(output, tuple) else output
     weights = torch.linspace(-1.0, 1.0, output.numel(), dtype=output.dtype).view_as(output)
-    (output * weights).sum().backward()  # every output counts, each differently
+    try:
+        (output * weights).sum().backward()  # every output counts, each differently
+    except RuntimeError as error:  # "element 0 of tensors does not require grad", "modified by an inplace operation"
+        raise _BackwardFailed(str(error).splitlines()[0]) from None
     parameters = {} if module is None else {name: p.grad for name, p in module.named_parameters()}
     return output.detach(), [leaf.grad for leaf in leaves if leaf.requires_grad], parameters
 
@@ -361,21 +390,24 @@ def expect_same_gradients(
     inputs: tuple[torch.Tensor, ...],
     what: str,
     atol: float = 1e-4,
+    keywords: dict | None = None,
 ) -> None:
     """Backpropagate the same loss through the reference and through the learner's code: the gradient of every
     floating-point input, and of every parameter where `reference` and `ours` are modules, must match. A gradient
-    that is missing (a cut graph) or that backward() cannot compute (an in-place edit) gets the `CUT_GRAPH` hint.
-    Where the outputs differ already, the check of the outputs says so, and this one passes: a weight that gets no
-    gradient because the learner's code leaves it out is not a cut graph."""
+    that is missing (a cut graph) or that backward() cannot compute (an in-place edit) gets the `CUT_GRAPH` hint, one
+    that is NaN where the reference's has numbers the `NAN_GRADIENT` hint; an error of the forward pass is the
+    learner's error, reported as such by the check. Where the outputs differ already, the check of the outputs
+    says so, and this one passes: a weight that gets no gradient because the learner's code leaves it out is not a
+    cut graph."""
     expected_output, expected_inputs, expected_parameters = _gradients(
-        reference, inputs, reference if isinstance(reference, nn.Module) else None
+        reference, inputs, reference if isinstance(reference, nn.Module) else None, keywords or {}
     )
     try:
-        got_output, got_inputs, got_parameters = _gradients(ours, inputs, ours if isinstance(ours, nn.Module) else None)
-    except NotImplementedError:  # the starter's placeholder: the check that runs it says so
-        raise
-    except RuntimeError as error:  # "element 0 of tensors does not require grad", "modified by an inplace operation"
-        raise Wrong(f"{what}: backward() failed: {str(error).splitlines()[0]}", CUT_GRAPH) from None
+        got_output, got_inputs, got_parameters = _gradients(
+            ours, inputs, ours if isinstance(ours, nn.Module) else None, keywords or {}
+        )
+    except _BackwardFailed as error:
+        raise Wrong(f"{what}: backward() failed: {error}", CUT_GRAPH) from None
     if got_output.shape != expected_output.shape or not torch.allclose(
         got_output.double(), expected_output.double(), atol=atol
     ):
@@ -388,6 +420,8 @@ def expect_same_gradients(
             continue
         if got is None:
             raise Wrong(f"{what}: no gradient reaches {name}", CUT_GRAPH)
+        if got.isnan().any() and not expected.isnan().any():
+            raise Wrong(f"{what}: the gradient of {name} holds NaN where the reference's has numbers", NAN_GRADIENT)
         try:
             expect_close(got, expected, f"{what}: the gradient of {name}", atol=atol, check_dtype=False)
         except Wrong as wrong:  # the outputs match: something between them and the inputs cuts or bends backward()

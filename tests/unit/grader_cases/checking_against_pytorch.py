@@ -9,6 +9,7 @@ NO_HINT = None  # rejected, and no failing check claims a known mistake
 
 # (category, exercise, text of the page's solution, the learner's text, words of the failure, or NO_HINT)
 WRONG = [
+    ("in place", "copy-attention-weights", "            target.W_O.bias.copy_(source.out_proj.bias)", "            target.W_O.bias.copy_(source.out_proj.bias)\n            source.out_proj.bias.zero_()  # tidying up the source", "compute a new tensor instead of editing an input"),
     ("sizes", "copy-attention-weights", "W_Q, W_K, W_V = source.in_proj_weight.chunk(3, dim=0)", "W_Q, W_K, W_V = source.in_proj_weight[:8], source.in_proj_weight[8:16], source.in_proj_weight[16:]", "your code raised RuntimeError"),
     ("key and value", "copy-attention-weights", "target.W_K.weight.copy_(W_K)\n        target.W_V.weight.copy_(W_V)", "target.W_K.weight.copy_(W_V)\n        target.W_V.weight.copy_(W_K)", "in that order"),
     ("LayerNorm and biases", "copy-attention-weights", "            target.W_O.bias.copy_(source.out_proj.bias)", "            pass", "copy the biases too"),

@@ -40,6 +40,7 @@ RIGHT = [
     ("arguments", "causal-mask", "return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()", "mask = torch.ones(seq_len, seq_len, dtype=torch.bool).tril()\n    return mask if device is None else mask.to(device)"),
     ("arguments", "padding-mask", "    if max_len is None:\n        max_len = int(lengths.max()) if lengths.numel() else 0", "    max_len = max(lengths.tolist(), default=0) if max_len is None else max_len"),
     ("device", "padding-mask", "positions = torch.arange(max_len, device=lengths.device)", "positions = torch.ones(max_len, dtype=torch.long, device=lengths.device).cumsum(0) - 1"),
+    ("device", "padding-mask", "positions = torch.arange(max_len, device=lengths.device)", "positions = torch.arange(lengths.max() if max_len == int(lengths.max()) else max_len, device=lengths.device)  # an end that is a 0-d tensor on the lengths' device"),
     ("device", "padding-mask", "keep = positions[None, :] < lengths[:, None]", "keep = torch.stack([positions < length for length in lengths])"),
     ("in place", "padding-mask", "keep = positions[None, :] < lengths[:, None]", "keep = torch.zeros(len(lengths), max_len, dtype=torch.bool, device=lengths.device)\n    for i, n in enumerate(lengths.tolist()):\n        keep[i, :n] = True"),
     ("written differently", "padding-mask", "keep = positions[None, :] < lengths[:, None]", "keep = torch.stack([positions < length for length in lengths])"),

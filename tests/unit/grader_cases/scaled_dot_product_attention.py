@@ -9,6 +9,7 @@ NO_HINT = None  # rejected, and no failing check claims a known mistake
 
 # (category, exercise, text of the page's solution, the learner's text, words of the failure, or NO_HINT)
 WRONG = [
+    ('gradients', 'scaled-dot-product-attention', '        if mask.dtype == torch.bool:\n            scores = scores.masked_fill(~mask, float("-inf"))\n        else:\n            scores = scores + mask\n        # A row with every key blocked is all -inf, and softmax would make it\n        # NaN (0 / 0). Define it as "attend to nothing": zero weights, zero\n        # output.\n        # (..., T_q, 1)\n        no_key = torch.isneginf(scores).all(dim=-1, keepdim=True)\n        scores = scores.masked_fill(no_key, 0.0)\n    weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)\n    if mask is not None:\n        weights = weights.masked_fill(no_key, 0.0)', '        if mask.dtype == torch.bool:\n            mask = torch.zeros(mask.shape, dtype=scores.dtype, device=scores.device).masked_fill(~mask, float("-inf"))\n        scores = scores + mask\n    weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)  # a row of -inf gives NaN: make it 0', 'change the scores of a row with no key before the softmax'),
     ("sizes", "scaled-dot-product-attention", "/ math.sqrt(d_k)", "/ 4.0", "compute the scale from the inputs"),
     ("sizes", "scaled-dot-product-attention", "/ math.sqrt(d_k)", "/ math.sqrt(16)", "compute the scale from the inputs"),
     ("sizes", "scaled-dot-product-attention", "d_k = query.size(-1)", "d_k = 16", "compute the scale from the inputs"),
