@@ -236,8 +236,18 @@ def test_a_difference_is_located_and_measured():
     assert message[1] == "first differs at [0, 2, 1]: got 0.31, expected 0.27"
     assert message[2] == "largest difference at [1, 0, 3]: got 0.9, expected 0.27"
     assert message[3] == "row [0, 2, :]: got      [0.27, 0.31, 0.27, 0.27]"
-    assert message[4].endswith("expected [0.27, 0.27, 0.27, 0.27]")
+    assert message[4] == "row [0, 2, :]: expected [0.27, 0.27, 0.27, 0.27]"
     assert caught.value.hint == ""  # no mistake matched, so no hint claims one
+
+
+def test_a_pytorch_message_inside_a_message_stays_as_pytorch_wrote_it_in_chinese():
+    """PyTorch's error inside a check's message stays as PyTorch wrote it: a catalogue text that was all places but
+    one word ("{0}expected {1}", the second line of a row of values) once turned its "expected" into Chinese."""
+    from tutorial_tools.language import say
+
+    error = "Tensor on device cpu is not on the expected device meta!"
+    said = say(f"the output for x of shape (2, 5): your code raised RuntimeError: {error}", "zh")
+    assert said.endswith(error) and said != f"the output for x of shape (2, 5): your code raised RuntimeError: {error}"
 
 
 def test_a_hint_comes_only_from_a_matching_mistake():

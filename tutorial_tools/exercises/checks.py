@@ -232,7 +232,7 @@ def _rows(got: torch.Tensor, expected: torch.Tensor, first: tuple[int, ...], wid
         return "[" + ("..., " if start > 0 else "") + ", ".join(values) + (", ...]" if stop < got.shape[-1] else "]")
 
     row = _at(first[:-1])[:-1] + ", :]"
-    return [f"row {row}: got      {shown(got)}", f"{' ' * len(f'row {row}: ')}expected {shown(expected)}"]
+    return [f"row {row}: got      {shown(got)}", f"row {row}: expected {shown(expected)}"]
 
 
 def expect_error(run: Callable[[], object], errors: tuple[type[Exception], ...], what: str) -> None:
