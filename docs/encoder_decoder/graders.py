@@ -212,7 +212,9 @@ def _check_decoder_is_real(learner: ModuleType) -> None:
         batch = torch.arange(B)
         # every sequence has padding at its end: the target's, the memory's, as the flags say
         target_is_real = _is_real(T - 1 - batch % (T - 1), T)
-        memory_is_real = _is_real(S - 1 - (2 * batch) % (S - 1), S)
+        memory_is_real = _is_real(
+            S - 2 - (2 * batch) % (S - 2), S
+        )  # the first sequence: not the memory_mask's length
         flags = {
             "target_is_real": target_is_real,
             "memory_is_real": memory_is_real,
