@@ -99,11 +99,13 @@ def _translated(text: str) -> str | None:
     exact, patterns = catalogue()
     if text in exact:
         return _filled(exact[text], {})
-    for pattern, chinese in patterns:
-        found = pattern.fullmatch(text)
-        if found:
-            values = {name[1:]: _translated(value) or value for name, value in found.groupdict().items()}
-            return _filled(chinese, values)
+    matches = [(found, chinese) for pattern, chinese in patterns if (found := pattern.fullmatch(text))]
+    # A text that ends in a place ("the weights for {0}") also matches a message about that text ("the weights
+    # for x: shape (2,), expected (3,)"): the match whose values hold no ": " is the message's own
+    whole = [(found, chinese) for found, chinese in matches if not any(": " in v for v in found.groupdict().values())]
+    for found, chinese in whole[:1] or matches[:1]:
+        values = {name[1:]: _translated(value) or value for name, value in found.groupdict().items()}
+        return _filled(chinese, values)
     for pattern, chinese in tails():
         found = pattern.fullmatch(text)
         head = _translated(found["head"]) if found else None

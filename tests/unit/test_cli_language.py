@@ -48,6 +48,17 @@ def test_a_text_with_values_keeps_them_in_chinese_and_english_stays_english():
     assert language.say("a text no grader says", "zh") == "a text no grader says"  # left as it is
 
 
+def test_a_message_about_a_described_tensor_reads_as_one_message():
+    """ "the cross-attention weights for {0}" also matches the whole message below, its shape error inside the
+    description: the message's own text, "{0}: shape {1}, expected {2}", is the one translated."""
+    english = (
+        "the cross-attention weights for x (2, 4, 16), memory (2, 6, 16), norm_first=False: shape (2,), expected (3,)"
+    )
+    said = language.say(english, "zh")
+    assert said.endswith("：形状为 (2,)，应为 (3,)"), said
+    assert "交叉注意力权重" in said.split("：")[0], said
+
+
 def test_a_report_keeps_its_layout_with_chinese_labels():
     report = (
         "FAIL  causal_mask for several lengths\n"
