@@ -148,15 +148,23 @@ def _classifier_cases() -> list[tuple[int | None, torch.Tensor]]:
     ]
 
 
+def _classifiers(learner: ModuleType, pad_id: int | None, seed: int):
+    """`(encoder, reference, the learner's twin)`: a one-layer encoder with `pad_id` and a classifier of 3 classes
+    over it, in eval mode, the learner's holding the reference's weights."""
+    torch.manual_seed(seed)
+    body = encoder.Encoder(vocab_size=9, d_model=16, num_heads=4, d_ff=32, num_layers=1, dropout=0.0,
+                           pad_id=pad_id)  # fmt: skip
+    reference = perturbed(encoder.EncoderClassifier(body, 3), seed).eval()
+    return (
+        body,
+        reference,
+        twin(learner.EncoderClassifier, reference, copy.deepcopy(body), 3),
+    )
+
+
 def _check_classifier(learner: ModuleType) -> None:
     for seed, (pad_id, tokens) in enumerate(_classifier_cases()):
-        torch.manual_seed(seed)
-        body = encoder.Encoder(vocab_size=9, d_model=16, num_heads=4, d_ff=32, num_layers=1, dropout=0.0,
-                               pad_id=pad_id)  # fmt: skip
-        reference = perturbed(encoder.EncoderClassifier(body, 3), seed).eval()
-        ours = twin(
-            learner.EncoderClassifier, reference, copy.deepcopy(body), 3
-        )
+        body, reference, ours = _classifiers(learner, pad_id, seed)
         what = f"the logits of tokens {shape(tokens)} with pad_id={pad_id}"
         with torch.no_grad():
             expected, got = reference(tokens), call_on_copies(ours, tokens)
@@ -192,18 +200,7 @@ def _check_classifier(learner: ModuleType) -> None:
 
 def _check_classifier_gradients(learner: ModuleType) -> None:
     pad_id, tokens = _classifier_cases()[0]
-    torch.manual_seed(3)
-    body = encoder.Encoder(
-        vocab_size=9,
-        d_model=16,
-        num_heads=4,
-        d_ff=32,
-        num_layers=1,
-        dropout=0.0,
-        pad_id=pad_id,
-    )
-    reference = perturbed(encoder.EncoderClassifier(body, 3), 3).eval()
-    ours = twin(learner.EncoderClassifier, reference, copy.deepcopy(body), 3)
+    _, reference, ours = _classifiers(learner, pad_id, 3)
     expect_same_gradients(
         reference, ours, (tokens,), f"the logits of tokens {shape(tokens)}"
     )
@@ -211,13 +208,7 @@ def _check_classifier_gradients(learner: ModuleType) -> None:
 
 def _check_classifier_device(learner: ModuleType) -> None:
     for seed, (pad_id, tokens) in enumerate(_classifier_cases()[:2]):
-        torch.manual_seed(seed)
-        body = encoder.Encoder(vocab_size=9, d_model=16, num_heads=4, d_ff=32, num_layers=1, dropout=0.0,
-                               pad_id=pad_id)  # fmt: skip
-        reference = perturbed(encoder.EncoderClassifier(body, 3), seed).eval()
-        ours = twin(
-            learner.EncoderClassifier, reference, copy.deepcopy(body), 3
-        )
+        _, reference, ours = _classifiers(learner, pad_id, seed)
         what = f"the logits of a model and tokens on another device, pad_id={pad_id}"
         expect_same_on_meta(reference, ours, (tokens,), what)
 
