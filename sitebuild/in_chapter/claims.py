@@ -17,6 +17,16 @@ stops with an error that names the page and the sentence when the condition is f
 values are recorded in the executed notebook's metadata, so the tests evaluate every check again
 and then break each value in turn, to show that the check depends on every input it reads.
 
+A sentence about a recorded run (`benchmarks/recorded-runs.json`) or a recorded benchmark
+(`tutorial_code/results-cpu.json`) describes that record, not this build. Its check is declared as such, and reads
+only the recorded values (`tests/unit/test_checks_read_this_build.py` holds both rules):
+
+    @checks.recorded("schedule", "best_practices: clipping ended lowest on 1 of the 3 seeds")
+    def clipping_lowest_once(each_seed): ...
+
+It runs like any other, on the values the chapter holds after its section: in the build those are the record's, and
+in `scripts/check_claims_robust.py`, which records the runs again at other seeds in a scratch copy, those runs'.
+
 The checks are not part of the code readers copy: a chapter computes and prints, nothing more.
 """
 
@@ -68,6 +78,8 @@ class Claim:
     section: str
     statement: str
     condition: Callable[..., object]
+    recorded: bool = False
+    """Whether the sentence describes a recorded run or benchmark: its check reads only recorded values."""
 
     @property
     def page(self) -> str:
@@ -92,29 +104,53 @@ class Checks:
     """The checks of one chapter, in the order they are written."""
 
     claims: list[Claim] = field(default_factory=list)
+    not_results: dict[str, str] = field(default_factory=dict)
+    """Sentences of the page that read like a result (a comparison, a count) and are not one, with the reason:
+    `tests/unit/test_result_sentences.py` passes them without a check."""
+
+    def not_a_result(self, sentence: str, reason: str) -> None:
+        """List a sentence of the page (or a part of it) that compares or counts without stating a measured result."""
+        if not reason.strip():
+            raise ValueError(f"say why {sentence!r} is not a result")
+        self.not_results[sentence] = reason
 
     def after(self, section: str, statement: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
-        """Register the decorated function as the check of `statement`, run after the chapter section `section`."""
+        """Register the decorated function as the check of `statement`, run after the chapter section `section`, on
+        values this build computed."""
+        return self._register(section, statement, recorded=False)
 
+    def recorded(self, section: str, statement: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
+        """Register the decorated function as the check of `statement`, a sentence about a recorded run or benchmark:
+        it reads that record's values, as the chapter holds them after `section`."""
+        return self._register(section, statement, recorded=True)
+
+    def _register(
+        self, section: str, statement: str, recorded: bool
+    ) -> Callable[[Callable[..., object]], Callable[..., object]]:
         def register(condition: Callable[..., object]) -> Callable[..., object]:
             page, _, sentence = statement.partition(": ")
             if not page or not sentence or " " in page:
                 raise ValueError(f"statement must read 'page: sentence'; got {statement!r}")
-            self.claims.append(Claim(section, statement, condition))
+            self.claims.append(Claim(section, statement, condition, recorded))
             return condition
 
         return register
 
 
-def claims_of(chapter: str) -> list[Claim]:
-    """The checks of a chapter (`docs/<chapter>/checks.py`); none when it has no checks module."""
+def checks_of(chapter: str) -> Checks:
+    """The checks module of a chapter (`docs/<chapter>/checks.py`), loaded; an empty one when it has none."""
     path = checks_path(chapter)
     if not path.exists():
-        return []
+        return Checks()
     spec = importlib.util.spec_from_file_location(f"checks_of_{chapter}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return list(module.checks.claims)
+    return module.checks
+
+
+def claims_of(chapter: str) -> list[Claim]:
+    """The checks of a chapter (`docs/<chapter>/checks.py`); none when it has no checks module."""
+    return list(checks_of(chapter).claims)
 
 
 def checks_path(chapter: str) -> Path:
@@ -166,7 +202,10 @@ def run_after(
             )
         values = {name: plain(namespace[name], name) for name in claim.names}
         holds = claim.holds(values)
-        records.append({"statement": claim.statement, "section": section, "values": values, "holds": holds})
+        records.append(
+            {"statement": claim.statement, "section": section, "values": values, "holds": holds}
+            | ({"recorded": True} if claim.recorded else {})
+        )
         if strict:
             check(holds, claim.statement)
     return records

@@ -137,9 +137,18 @@ def source_functions(root: Path = ROOT) -> set[str]:
     a recorded file, directly or through another such function."""
     sources = set(recorded_functions(root))
     trees = [ast.parse(path.read_text(encoding="utf-8")) for path in sorted((root / "tutorial_code").glob("*.py"))]
-    functions = [node for tree in trees for node in tree.body if isinstance(node, ast.FunctionDef)]
     while True:
-        more = {f.name for f in functions if f.name not in sources and _mentions(f, set(), sources)}
+        more = set()
+        for tree in trees:
+            # a module constant that names a recorded file (RESULTS_FILE = "results-cpu.json") marks what reads it
+            constants = marked_names(ast.Module(body=[n for n in tree.body if isinstance(n, ast.Assign)]), sources)
+            more |= {
+                node.name
+                for node in tree.body
+                if isinstance(node, ast.FunctionDef)
+                and node.name not in sources
+                and _mentions(node, constants - _local_names(node), sources)
+            }
         if not more:
             return sources
         sources |= more

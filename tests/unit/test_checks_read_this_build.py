@@ -1,4 +1,5 @@
-"""No check of a page reads a value that this build did not compute: a recorded run or a committed benchmark."""
+"""What a check may read. A live sentence's check reads only what this build computed, never a recorded run or a
+committed benchmark; a recorded sentence's check (`checks.recorded`) reads only that record's values."""
 
 from __future__ import annotations
 
@@ -18,18 +19,67 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.mark.parametrize("chapter", [chapter.slug for chapter in contents.CHAPTERS])
-def test_no_check_reads_a_recorded_value(chapter):
+def test_a_live_check_reads_no_record_and_a_recorded_check_reads_only_records(chapter):
     by_section = recorded_names_by_section((ROOT / f"docs/{chapter}/script.py").read_text(encoding="utf-8"))
     offending = []
     for claim in claims_of(chapter):
-        read = sorted(set(claim.names) & by_section.get(claim.section, set()))
-        if read:
-            offending.append(f"{claim.statement!r} reads {', '.join(read)}")
+        recorded = by_section.get(claim.section, set())
+        if claim.recorded:
+            live = sorted(set(claim.names) - recorded)
+            if live:
+                offending.append(f"the recorded sentence {claim.statement!r} reads {', '.join(live)}, computed live")
+        else:
+            read = sorted(set(claim.names) & recorded)
+            if read:
+                offending.append(f"the live sentence {claim.statement!r} reads {', '.join(read)}, a record")
     assert offending == [], (
-        f"checks of {chapter} read values this build did not compute (a recorded run, or benchmarks/"
-        f"results-cpu.json): {offending}. Compute the value in the build, or rewrite the sentence to describe the "
-        "recorded run (the page's note under the table says where it ran) and drop its check"
+        f"checks of {chapter} read the wrong kind of value: {offending}. A sentence about this build's values is "
+        "checked with checks.after on what the build computed; a sentence about a recorded run or benchmark (the page "
+        "says so) is checked with checks.recorded on that record's values alone"
     )
+
+
+def test_the_rule_catches_both_kinds_of_mistake(tmp_path: Path, monkeypatch):
+    """The test above on a chapter of its own: a live check on a record, and a recorded check on a live value."""
+    from sitebuild.in_chapter.claims import Checks
+
+    script = (
+        "# --8<-- [start:run]\n"
+        "runs = held_out_mse_per_seed(200, [0, 1, 2])\n"
+        "live = train_sum_model(steps=10)\n"
+        "# --8<-- [end:run]\n"
+    )
+    by_section = recorded_names_by_section(script)
+    assert by_section["run"] >= {"runs"} and "live" not in by_section["run"]
+    checks = Checks()
+    checks.after("run", "p: live on a record")(lambda runs: True)
+    checks.recorded("run", "p: recorded on a live value")(lambda runs, live: True)
+    checks.recorded("run", "p: recorded on a record")(lambda runs: True)
+    checks.after("run", "p: live on a live value")(lambda live: True)
+    wrong = [
+        claim.statement
+        for claim in checks.claims
+        if (set(claim.names) - by_section["run"] if claim.recorded else set(claim.names) & by_section["run"])
+    ]
+    assert wrong == ["p: live on a record", "p: recorded on a live value"]
+
+
+#: Chapters that show a record and state nothing about it: the home page lists where each record was made.
+ONLY_SHOWN = {"overview": "prints each record's machine, threads and date, and states no result about them"}
+
+
+def test_every_chapter_that_shows_a_record_checks_a_sentence_about_it():
+    """Each chapter that shows a recorded run or benchmark has recorded checks: its sentences about them are read."""
+    unchecked = []
+    for chapter in contents.CHAPTERS:
+        if chapter.slug in ONLY_SHOWN:
+            continue
+        source = (ROOT / f"docs/{chapter.slug}/script.py").read_text(encoding="utf-8")
+        if not any(names for names in recorded_names_by_section(source).values()):
+            continue
+        if not any(claim.recorded for claim in claims_of(chapter.slug)):
+            unchecked.append(chapter.slug)
+    assert unchecked == [], f"chapters that show a recorded run and check no sentence about it: {unchecked}"
 
 
 def marked(source: str, sources=frozenset({"recorded_run"})) -> set[str]:
@@ -118,3 +168,15 @@ def test_the_home_page_lists_every_benchmark_run_of_the_results_file():
     assert 'results["machine"]' in overview, "the home page does not list the attention benchmark's machine"
     missing = sorted(run for run in runs if f'"{run}"' not in overview)
     assert missing == [], f"the home page's list of benchmark runs leaves out {missing}"
+
+
+def test_a_function_that_reads_a_recorded_file_through_a_module_constant_is_a_source(tmp_path: Path):
+    package = tmp_path / "tutorial_code"
+    package.mkdir()
+    (package / "results.py").write_text(
+        'RESULTS_FILE = "results-cpu.json"\n\n'
+        "def read_results():\n    return open(RESULTS_FILE).read()\n\n"
+        "def other(RESULTS_FILE):\n    return RESULTS_FILE\n",
+        encoding="utf-8",
+    )
+    assert source_functions(tmp_path) == {"read_results"}
