@@ -16,8 +16,8 @@ from torch import nn
 
 # --8<-- [start:half_precision_dtype]
 def half_precision_dtype(device_type: str) -> torch.dtype:
-    """float16 on a CUDA GPU, where its tensor cores are fastest; bfloat16
-    elsewhere, as on a CPU.
+    """float16 on a CUDA GPU, whose tensor cores all run it (bfloat16 only
+    from Ampere on); bfloat16 elsewhere, as on a CPU.
 
     Examples:
         >>> half_precision_dtype("cuda"), half_precision_dtype("cpu")

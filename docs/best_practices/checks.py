@@ -2,9 +2,11 @@
 (`sitebuild.in_chapter.claims`).
 
 The schedule and dropout tables are recorded runs, and the speed and memory tables a recorded benchmark
-(`tutorial_code/results-cpu.json`): neither is this build's, so no check reads them, and the page's sentences about
-them describe that one run.
+(`tutorial_code/results-cpu.json`): neither is this build's, so the page's sentences about them describe that one
+run, and their checks (`checks.recorded`) read that record alone.
 """
+
+import statistics
 
 from sitebuild.in_chapter.claims import Checks
 
@@ -63,14 +65,19 @@ def all_three_train(mixed_losses):
 
 @checks.after(
     "mixed_training",
-    "best_practices: from step 50 on, the 16-bit losses stay within a fifth of float32's",
+    "best_practices: from step 50 on, the 16-bit losses averaged over any ten steps stay within a quarter of "
+    "float32's",
 )
 def sixteen_bits_follow_float32(mixed_losses):
     reference = mixed_losses["torch.float32"]
-    return all(
-        abs(mixed_losses[name][s] / reference[s] - 1) < 0.2
+
+    def window(losses, end):  # the mean of the ten losses that end at step `end` (from 0)
+        return statistics.mean(losses[end - 9 : end + 1])
+
+    return len(reference) >= 60 and all(
+        abs(window(mixed_losses[name], s) / window(reference, s) - 1) < 0.25
         for name in ("torch.bfloat16", "torch.float16")
-        for s in (49, 99, 149)
+        for s in range(49, len(reference))
     )
 
 
@@ -80,4 +87,62 @@ def sixteen_bits_follow_float32(mixed_losses):
 )
 def float16_first_finds_its_scale(mixed_losses):
     fp32, fp16 = mixed_losses["torch.float32"], mixed_losses["torch.float16"]
-    return fp16[4] > 0.9 * fp16[0] and fp32[4] < 0.6 * fp32[0]
+    # by step 5 float32's loss has fallen by 39 to 65 % (seeds 0-202), while float16's is within a tenth of its start
+    return fp16[4] > 0.9 * fp16[0] and fp32[4] < 0.7 * fp32[0]
+
+
+@checks.recorded(
+    "schedule",
+    "best_practices: In this recorded run no schedule ended lowest on every seed, and the seeds of one row spread wider "
+    "than the largest gap between the rows' means",
+)
+def schedules_not_ranked(each_seed):
+    rows = list(each_seed.values())
+    lowest = {min(range(len(rows)), key=lambda r: rows[r][seed]) for seed in range(len(rows[0]))}
+    means = [statistics.mean(row) for row in rows]
+    widest = max(max(row) - min(row) for row in rows)
+    return len(rows) == 4 and len(lowest) > 1 and widest > max(means) - min(means)
+
+
+@checks.recorded(
+    "dropout",
+    "best_practices: In this recorded run the mean error is lowest without dropout and highest at p = 0.5",
+)
+def dropout_mean_lowest_without(dropout_mse):
+    means = {float(p): statistics.mean(errors) for p, errors in dropout_mse.items()}
+    return len(means) == 4 and min(means, key=means.get) == 0.0 and max(means, key=means.get) == 0.5
+
+
+@checks.recorded(
+    "bench_attention",
+    "best_practices: Even there, in this recorded benchmark its memory grew faster than the fused module's",
+)
+def torch_mha_memory_grows_faster(forward):
+    def growth(variant):
+        rows = sorted((r["seq_len"], r["peak_mb"]) for r in forward if r["variant"] == variant)
+        return rows[-1][1] / rows[0][1]
+
+    return growth("torch_mha") > growth("sdpa") > 1
+
+
+@checks.recorded(
+    "heads_benchmark",
+    "best_practices: batching the heads did not make attention faster: the loop took about the time of the batched "
+    "call or less",
+)
+def loop_of_heads_no_slower(loop_ratios):
+    return len(loop_ratios) >= 2 and max(loop_ratios) < 1.1
+
+
+checks.not_a_result(
+    "Read each seed before the means, and read them as one recorded run",
+    "advice on reading the table: it says what can happen on another processor, not what was measured",
+)
+checks.not_a_result(
+    "there, with warm-up, post-norm still ended above pre-norm on every seed",
+    "restates the sentence of the training page, whose recorded check reads that run (training: With warm-up, ...)",
+)
+checks.not_a_result(
+    "On a GPU with bf16 tensor cores it is usually faster too",
+    "general hardware advice that ends on 'measure it'; this page measures no GPU",
+)

@@ -2,6 +2,7 @@
 (`sitebuild.in_chapter.claims`). Its timings come from a recorded benchmark (`tutorial_code/results-cpu.json`): no check reads them,
 since they are not this build's values, and no check reads a live clock."""
 
+import math
 from itertools import pairwise
 
 from sitebuild.in_chapter.claims import Checks
@@ -33,3 +34,27 @@ def token_for_token_greedy_sampled(same):
     return set(same) == {"greedy", "sampled"} and all(
         value is True for value in same.values()
     )
+
+
+def slopes(points):
+    """The slopes of a line on log-log axes, segment by segment."""
+    return [
+        math.log(t2 / t1) / math.log(n2 / n1) for (n1, t1), (n2, t2) in zip(points, points[1:])
+    ]
+
+
+@checks.recorded(
+    "generation_time",
+    "kv_cache: In that recorded run, the line without a cache is the steeper one and bends upward",
+)
+def uncached_line_steeper_and_bending(seconds):
+    plain, cached = slopes(seconds["without a cache"]), slopes(seconds["with a KV cache"])
+    return len(plain) >= 2 and min(plain) > max(cached) and plain[-1] > plain[0]
+
+
+@checks.recorded(
+    "generation_time",
+    "kv_cache: the line with a cache stays close to a slope of 1",
+)
+def cached_line_close_to_slope_one(seconds):
+    return all(0.7 < slope < 1.3 for slope in slopes(seconds["with a KV cache"]))

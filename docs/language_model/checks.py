@@ -116,10 +116,11 @@ def first_layer_heads_prefer_previous_to_word_start(
 
 @checks.after(
     "sentence_heads",
-    "language_model: But at least one head gives it more than twice the even share",
+    "language_model: But at least one head gives it more than one and a half times the even share",
 )
 def a_head_finds_the_word_start(word_start, even_inside):
-    return max(word_start) > 2 * even_inside
+    # seed 0: 4.7 times; seed 100: 1.9 times (scripts/check_claims_robust.py)
+    return max(word_start) > 1.5 * even_inside
 
 
 @checks.after(
@@ -173,4 +174,29 @@ def small_start_starts_like_the_untied_model(
 ):
     return (
         small_spread < spreads["untied"] and small_bits <= first_bits["untied"]
+    )
+
+
+# The recorded runs of the page (benchmarks/recorded-runs.json): each sentence about one is checked on that record.
+UNTIED, TIED = "False", "True"  # bpc's keys, tie_weights, as the chapter's values read
+
+
+@checks.recorded(
+    "weight_tying_seeds",
+    "language_model: In this recorded run, with this initialisation and 350 steps, the tied model ended worse than "
+    "the untied one on every seed",
+)
+def tied_ends_worse(bpc):
+    pairs = list(zip(bpc[UNTIED], bpc[TIED], strict=True))
+    return len(pairs) == 3 and all(tied > untied for untied, tied in pairs)
+
+
+@checks.recorded(
+    "weight_tying_small_start",
+    "language_model: Yet in this recorded run, after 350 steps it ended worse on every seed, worse even than the tied "
+    "model started at 1",
+)
+def small_start_ends_worse_than_both(bpc, small_start_bpc):
+    return all(
+        small > tied > untied for untied, tied, small in zip(bpc[UNTIED], bpc[TIED], small_start_bpc, strict=True)
     )

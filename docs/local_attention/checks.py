@@ -208,3 +208,13 @@ def fixed_branches_do_not_read_token_0(reads_token_0):
         and fixed["dilated"] == 0.0
         and fixed["full"] > 1e-3
     )
+
+
+checks.not_a_result(
+    "no key of the window is more than $w - 1$ positions back",
+    "the definition of the window, from which the block layout follows",
+)
+checks.not_a_result(
+    "a key of block $i - 1$ more than $w - 1$ positions back is computed but not allowed",
+    "the definition of the window, applied to the blocks",
+)

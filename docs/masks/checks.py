@@ -115,3 +115,9 @@ def layer_gives_both_answers(results):
         and results[LAYER[1]] == "zeros"
         and results[FAST_PATH] == "NaN"
     )
+
+
+checks.not_a_result(
+    "position $s$ is a real token when $s$ is less than that length",
+    "the definition of a padding mask, not a measurement",
+)

@@ -52,24 +52,13 @@ def masked_curves_are_flat(masked_curves):
 
 @checks.after(
     "without_mask",
-    "padded_tasks: Without it, every seed ends more than two points lower with 24 padding tokens appended than with "
-    "none",
+    "padded_tasks: Without it, every seed's accuracy falls more than two points below its accuracy with no padding "
+    "appended, at one amount of padding or more",
 )
 def unmasked_curves_fall(unmasked_curves):
-    # over the whole range, not step by step: a step of 8 tokens moves some seeds by 0.2-0.4 points, noise's size
+    # the lowest point, not the last: a curve need not fall at every step (seed 202 ends 1.9 points down, after 7)
     return len(unmasked_curves) == 3 and all(
-        curve[-1] < curve[0] - 0.02 for curve in unmasked_curves
-    )
-
-
-@checks.after(
-    "without_mask",
-    "padded_tasks: below the masked model's even with no extra padding, in each seed",
-)
-def unmasked_below_masked_without_extra_padding(masked_curves, unmasked_curves):
-    pairs = list(zip(masked_curves, unmasked_curves, strict=True))
-    return len(pairs) == 3 and all(
-        unmasked[0] < masked[0] for masked, unmasked in pairs
+        min(curve[1:]) < curve[0] - 0.02 for curve in unmasked_curves
     )
 
 
@@ -102,3 +91,9 @@ def commoner_tag_is_about_half(commoner):
 )
 def tagger_unchanged_by_padding(tag_accuracy, padded_tag_accuracy):
     return padded_tag_accuracy == tag_accuracy
+
+
+checks.not_a_result(
+    "classification: 1 if the mean of the sequence's digits is above 4.5, else 0",
+    "the definition of the two tasks' labels",
+)

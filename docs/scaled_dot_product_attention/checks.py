@@ -115,12 +115,30 @@ def unscaled_jacobian_smaller(top, jacobian):
 
 @checks.after(
     "peak",
-    "scaled_dot_product_attention: more gradient reaches $q$ without the scaling; at $d_k = 256$ the",
+    "scaled_dot_product_attention: Scaled, the Jacobian and the gradient reaching $q$ keep the same size at both "
+    "widths",
 )
-def unscaled_passes_more_at_64_and_less_at_256(q_gradient):
+def scaled_gradient_keeps_its_size(jacobian, median_gradient, mean_gradient):
+    def same(values):
+        low, high = values["d_k  64,   scaled"], values["d_k 256,   scaled"]
+        return 0 < low and abs(high / low - 1) < 0.1
+
+    return same(jacobian) and same(median_gradient) and same(mean_gradient)
+
+
+@checks.after(
+    "peak",
+    "scaled_dot_product_attention: the median query gets less gradient than with the scaling at $d_k = 256$, and "
+    "the mean is larger at both widths",
+)
+def unscaled_gradient_splits(median_gradient, mean_gradient):
     return (
-        q_gradient["d_k  64, unscaled"] > q_gradient["d_k  64,   scaled"]
-        and q_gradient["d_k 256, unscaled"] < q_gradient["d_k 256,   scaled"]
+        median_gradient["d_k 256, unscaled"] < median_gradient["d_k 256,   scaled"] / 2
+        and median_gradient["d_k 256, unscaled"] < median_gradient["d_k  64, unscaled"] / 2
+        and all(
+            mean_gradient[f"d_k {w}, unscaled"] > 2 * mean_gradient[f"d_k {w},   scaled"]
+            for w in (" 64", "256")
+        )
     )
 
 

@@ -219,23 +219,27 @@ for d_k in (16, 64, 256):
 # --8<-- [start:peak]
 torch.manual_seed(SEED)
 num_keys = 16
-top, jacobian, q_gradient = {}, {}, {}
+top, jacobian, median_gradient, mean_gradient = {}, {}, {}, {}
 for d_k in (64, 256):
     # 1,000 queries, each against its own 16 keys and values
     q = torch.randn(1_000, 1, d_k, requires_grad=True)
     k, v = torch.randn(2, 1_000, num_keys, d_k)
+    # the gradient arriving at each output: a random direction of length 1
+    upstream = torch.nn.functional.normalize(torch.randn(1_000, 1, d_k), dim=-1)
     for name, scale in (("unscaled", 1.0), ("scaled", math.sqrt(d_k))):
         p = torch.softmax(q @ k.transpose(-2, -1) / scale, dim=-1)
         # Jacobian of softmax: diag(p) - p p^T. It vanishes when p is one-hot.
         J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-        (grad_q,) = torch.autograd.grad((p @ v).sum(), q)  # what reaches q
+        (grad_q,) = torch.autograd.grad(p @ v, q, upstream)  # what reaches q
         run = f"d_k {d_k:>3}, {name:>8}"
         top[run] = p.max(dim=-1).values.mean().item()
         jacobian[run] = J.norm(dim=(-2, -1)).mean().item()
-        q_gradient[run] = grad_q.norm(dim=-1).median().item()
+        median_gradient[run] = grad_q.norm(dim=-1).median().item()
+        mean_gradient[run] = grad_q.norm(dim=-1).mean().item()
         print(
-            f"{run}: top weight {top[run]:.2f}, softmax Jacobian "
-            f"{jacobian[run]:.3f}, gradient reaching q {q_gradient[run]:.3f}"
+            f"{run}: top weight {top[run]:.2f}, Jacobian {jacobian[run]:.3f}, "
+            f"gradient at q: median {median_gradient[run]:.3f}, "
+            f"mean {mean_gradient[run]:.3f}"
         )
 # --8<-- [end:peak]
 

@@ -358,3 +358,31 @@ def later_keys_have_their_own_buckets(distances, before, after):
 )
 def t5_bias_equals_transformers(t5_difference):
     return t5_difference == 0
+
+
+# The recorded run of the page (benchmarks/recorded-runs.json): each sentence about it is checked on that record.
+
+
+@checks.recorded(
+    "training_comparison",
+    "todays_models: In this recorded run, in every seed, the Llama-style model ended with fewer held-out bits per "
+    "character than chapter 11's model",
+)
+def llama_gains_on_every_seed(gains):
+    return len(gains) == 3 and all(gain > 0 for gain in gains)
+
+
+@checks.recorded(
+    "training_comparison",
+    "todays_models: In this recorded run, the Llama-style model's median training time was longer than chapter 11's",
+)
+def llama_trains_longer(median_seconds):
+    chapter_11, llama = median_seconds
+    return llama > chapter_11 > 0
+
+
+checks.not_a_result(
+    "are measured in bits per character on the held-out tenth, once for each seed in SEEDS",
+    "how the comparison is set up, not its result",
+)
+checks.not_a_result("Each seed gives both models the same windows", "how the comparison is set up, not its result")

@@ -24,32 +24,33 @@ def padding_gets_no_weight(on_padding):
 
 @checks.after(
     "sum_task",
-    "training: the untrained model's predictions are close to 0 (first line)",
+    "training: the untrained model's predictions are far below the targets",
 )
-def untrained_predictions_close_to_0(average_guess, mean_target):
-    return abs(average_guess) < 0.1 * mean_target
+def untrained_predictions_far_below_targets(average_guess, mean_target, spread):
+    # far below: by more than two of the targets' 3.6 on average, and the guesses themselves close together
+    return average_guess < mean_target - 2 and spread < 1
 
 
 @checks.after(
     "sum_task",
     "training: within a fifth of it, the scatter of one batch of 64 sequences",
 )
-def first_loss_near_mean_square(mean_square, losses):
-    # the first batch holds 64 sequences: its MSE scatters around the mean square (seed 100: 11.5 % below it)
+def first_loss_near_the_guess_mse(guess_mse, losses):
+    # the first batch holds 64 sequences: its MSE scatters around that of the average guess (seeds 0-202: within 8 %)
     first_loss = losses[0]
-    return abs(first_loss - mean_square) < 0.2 * mean_square
+    return abs(first_loss - guess_mse) < 0.2 * guess_mse
 
 
 @checks.after(
     "sum_task",
     "training: with targets of mean 3.6, a model that starts near 0 cannot start that low",
 )
-def cannot_start_at_5_62(mean_target, losses, mean_square):
+def cannot_start_at_5_62(mean_target, losses, guess_mse):
     first_loss = losses[0]
     return (
         round(mean_target, 1) == 3.6
         and first_loss > 2 * 5.62
-        and mean_square > 2 * 5.62
+        and guess_mse > 2 * 5.62
     )
 
 
@@ -136,13 +137,10 @@ def heads_on(
 
 @checks.after(
     "sum_model_heads",
-    "training: At least one head looks at the 9 from every query, and another at the small digits, "
-    "the two 1s",
+    "training: At least one head looks at the 9 from every query",
 )
-def a_head_on_the_nine_and_another_on_the_ones(top_key, labels):
-    return bool(heads_on("9", top_key, labels)) and bool(
-        heads_on("1", top_key, labels)
-    )
+def a_head_on_the_nine(top_key, labels):
+    return bool(heads_on("9", top_key, labels))
 
 
 @checks.after(
@@ -185,21 +183,21 @@ def direction(row: list[float]) -> int:
 @checks.after(
     "two_inputs", "training: every query weighs the keys in the same order"
 )
-def ramp_weights_follow_the_digits(head0_ramp):
+def ramp_weights_follow_the_digits(head_ramp):
     # on 0 1 2 ... 7: every row rises with the digit, or every row falls with it
-    return len({direction(row) for row in head0_ramp} - {0}) == 1 and all(
-        direction(row) for row in head0_ramp
+    return len({direction(row) for row in head_ramp} - {0}) == 1 and all(
+        direction(row) for row in head_ramp
     )
 
 
 @checks.after(
     "two_inputs",
-    "training: puts more than half of its weight on the three digits at the end it favours",
+    "training: gives the three digits at the end it favours more weight than an even spread would",
 )
-def ramp_weights_on_three_digits_at_one_end(head0_ramp):
-    end = direction(head0_ramp[0])
+def ramp_weights_on_three_digits_at_one_end(head_ramp):
+    end = direction(head_ramp[0])
     return end != 0 and all(
-        sum(row[-3:] if end > 0 else row[:3]) > 0.5 for row in head0_ramp
+        sum(row[-3:] if end > 0 else row[:3]) > 3 / 8 for row in head_ramp
     )
 
 
@@ -227,10 +225,10 @@ def every_head_on_an_extreme_digit(top_digits):
     return len(top_digits) == 4 and set(top_digits) <= {0, 9}
 
 
-@checks.after("every_head", "training: yet one head is sharply peaked")
-def one_head_sharply_peaked(sharpness):
-    # in exactly one head, a query's largest weight averages over four times an even spread of 1/8
-    return sum(largest > 4 / 8 for largest in sharpness) == 1
+@checks.after("every_head", "training: yet at least one head is sharply peaked")
+def a_head_sharply_peaked(sharpness):
+    # in at least one head, a query's largest weight averages over four times an even spread of 1/8
+    return sum(largest > 4 / 8 for largest in sharpness) >= 1
 
 
 @checks.after(
@@ -262,4 +260,41 @@ def gap_within_the_spread(post_mse, pre_mse):
     return len(post_mse) >= 3 and gap < spread
 
 
-# The twelve-layer trainings of "deep_post_norm" are a recorded run: the page describes it, no check reads it.
+
+
+# The twelve-layer trainings of "deep_post_norm" are a recorded run (benchmarks/recorded-runs.json): each sentence
+# about it is checked on that record.
+TARGET_VARIANCE = 8 * 8.25 / 100  # the sum of 8 digits 0-9, divided by 10: the MSE of always answering its mean
+
+
+@checks.recorded(
+    "deep_post_norm",
+    "training: In it, on both seeds, the post-norm stack learned nothing in these few steps: its error stayed near "
+    "the variance of the target",
+)
+def deep_post_norm_learns_nothing(deep_mse):
+    runs = deep_mse["post-norm"]
+    return len(runs) == 2 and all(abs(mse - TARGET_VARIANCE) < 0.1 for mse in runs)
+
+
+@checks.recorded("deep_post_norm", "training: The pre-norm stack trained on both")
+def deep_pre_norm_trains(deep_mse):
+    return all(mse < TARGET_VARIANCE / 10 for mse in deep_mse["pre-norm"])
+
+
+@checks.recorded(
+    "deep_post_norm",
+    "training: With warm-up, post-norm still ended above pre-norm on every seed",
+)
+def warm_up_is_no_cure(deep_mse):
+    pairs = zip(deep_mse["pre-norm"], deep_mse["post-norm, 50 warm-up steps"], strict=True)
+    return all(warm > pre for pre, warm in pairs)
+
+
+@checks.recorded(
+    "deep_post_norm",
+    "training: The larger LayerNorm epsilon left the errors where they were",
+)
+def epsilon_changes_nothing(deep_mse):
+    pairs = zip(deep_mse["post-norm"], deep_mse["post-norm, LayerNorm eps 1e-3"], strict=True)
+    return all(abs(eps - plain) < 0.02 for plain, eps in pairs)

@@ -123,15 +123,16 @@ untrained = DigitModel().eval()
 numbers, targets = make_batch(100_000)
 with torch.no_grad():
     guesses, _ = untrained(numbers)  # (B,)
-mean_square = targets.pow(2).mean().item()
 average_guess, mean_target = guesses.mean().item(), targets.mean().item()
 spread, variance = guesses.std().item(), targets.var().item()
+# the MSE of always answering g: (E[y] - g)^2 + Var(y)
+guess_mse = (mean_target - average_guess) ** 2 + variance
 print(
     f"untrained model: predictions {average_guess:.2f} on average, "
     f"std {spread:.2f}"
 )
 print(f"targets y: E[y] {mean_target:.2f}, Var(y) {variance:.2f}")
-print(f"E[y^2] {mean_square:.2f}: the MSE of a model that always answers 0")
+print(f"MSE of always answering {average_guess:.2f}: {guess_mse:.2f}")
 
 # reused below
 result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
@@ -236,14 +237,17 @@ ramp = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 with torch.no_grad():
     _, weights_nines = model(torch.tensor([nines]))
     _, weights_ramp = model(torch.tensor([ramp]))
-head0_nines = weights_nines[0][0, 0]  # layer 0, sequence 0, head 0: (T, T)
-head0_ramp = weights_ramp[0][0, 0]
-print("layer 0, head 0, input 9 9 9 9 9 9 9 9:")
-print(head0_nines)
-print("layer 0, head 0, input 0 1 2 3 4 5 6 7:")
-print(head0_ramp)
-uniform_distance = (head0_nines - 1 / 8).abs().max().item()
-largest_change = (head0_nines - head0_ramp).abs().max().item()
+# layer 0, sequence 0: (h, T, T)
+first_nines, first_ramp = weights_nines[0][0], weights_ramp[0][0]
+# the head whose weights change most between the two inputs
+head = (first_nines - first_ramp).abs().amax(dim=(-2, -1)).argmax().item()
+head_nines, head_ramp = first_nines[head], first_ramp[head]  # (T, T)
+print(f"layer 0, head {head}, input 9 9 9 9 9 9 9 9:")
+print(head_nines)
+print(f"layer 0, head {head}, input 0 1 2 3 4 5 6 7:")
+print(head_ramp)
+uniform_distance = (head_nines - 1 / 8).abs().max().item()
+largest_change = (head_nines - head_ramp).abs().max().item()
 print(
     f"largest distance from an even 1/8, input of nines: {uniform_distance:.3f}"
 )
@@ -264,7 +268,7 @@ print(
 # %%
 # --8<-- [start:dynamic_weights]
 fig = heatmaps(
-    [head0_nines, head0_ramp],
+    [head_nines, head_ramp],
     ["input 9 9 9 9 9 9 9 9", "input 0 1 2 3 4 5 6 7"],
     [str(i) for i in range(8)],
     xlabel="key position",
