@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     options = parser.parse_args(argv)
     if any(seed < 10 for seed in options.seeds):
-        parser.error("every --seeds value must be 10 or more, so that its seeds do not overlap the build's (0, 1, 2, ...)")
+        parser.error("every --seeds value must be 10 or more, so that its seeds miss the build's (0, 1, 2, ...)")
     slugs = options.chapters or [chapter.slug for chapter in contents.CHAPTERS]
     unknown = sorted(set(slugs) - {chapter.slug for chapter in contents.CHAPTERS})
     if unknown:

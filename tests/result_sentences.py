@@ -14,8 +14,9 @@ from snippets import FENCE
 
 #: Words that make a sentence a comparison or a count, the forms a measured result takes.
 RESULT_WORDS = re.compile(
-    r"\b(?:more than|less than|fewer than|every seed|each seed|all (?:three |the )?seeds|in each seed|on \w+ of (?:the )?\w+"
-    r" seeds|one of (?:the )?two|\d+(?:\.\d+)? times (?:as|more|less|faster|slower|larger|smaller)|twice as"
+    r"\b(?:more than|less than|fewer than|every seed|each seed|all (?:three |the )?seeds|in each seed"
+    r"|on \w+ of (?:the )?\w+ seeds|one of (?:the )?two|twice as"
+    r"|\d+(?:\.\d+)? times (?:as|more|less|faster|slower|larger|smaller)"
     r"|half as|faster|slower|larger than|smaller than|higher than|lower than|better than|worse than"
     r"|(?:is|are|was|were|ends?|ended|stays?|stayed|falls?|fell|rises?|rose|lands?|landed) (?:well |far |just )?"
     r"(?:below|above|under|over|lower|higher|worse|better) |ended (?:worse|better|lower|higher)|outperform\w*"
@@ -24,7 +25,6 @@ RESULT_WORDS = re.compile(
 )
 #: Sentences that state a rule for the learner's code, not a result: an exercise's task.
 TASKS = re.compile(r"^(?:Raise|Return|Write|Implement|Make|Compute)\b")
-
 
 
 def plain(text: str) -> str:
@@ -68,9 +68,8 @@ def sentences(paragraph: str) -> list[str]:
 
 def result_sentences(page: Path) -> list[str]:
     """Every sentence of `page` with a result word in it."""
-    return [
-        s for paragraph in paragraphs(page) for s in sentences(paragraph) if RESULT_WORDS.search(s) and not TASKS.match(s)
-    ]
+    found = (s for paragraph in paragraphs(page) for s in sentences(paragraph))
+    return [s for s in found if RESULT_WORDS.search(s) and not TASKS.match(s)]
 
 
 def covered(sentence: str, statements: list[str]) -> bool:

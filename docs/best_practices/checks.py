@@ -71,7 +71,9 @@ def all_three_train(mixed_losses):
 def sixteen_bits_follow_float32(mixed_losses):
     reference = mixed_losses["torch.float32"]
 
-    def window(losses, end):  # the mean of the ten losses that end at step `end` (from 0)
+    def window(
+        losses, end
+    ):  # the mean of the ten losses that end at step `end` (from 0)
         return statistics.mean(losses[end - 9 : end + 1])
 
     return len(reference) >= 60 and all(
@@ -98,10 +100,16 @@ def float16_first_finds_its_scale(mixed_losses):
 )
 def schedules_not_ranked(each_seed):
     rows = list(each_seed.values())
-    lowest = {min(range(len(rows)), key=lambda r: rows[r][seed]) for seed in range(len(rows[0]))}
+    if len(rows) != 4 or {len(row) for row in rows} != {
+        3
+    }:  # four schedules, three seeds each
+        return False
+    lowest = {
+        min(range(len(rows)), key=lambda r: rows[r][seed]) for seed in range(3)
+    }
     means = [statistics.mean(row) for row in rows]
     widest = max(max(row) - min(row) for row in rows)
-    return len(rows) == 4 and len(lowest) > 1 and widest > max(means) - min(means)
+    return len(lowest) > 1 and widest > max(means) - min(means)
 
 
 @checks.recorded(
@@ -109,8 +117,14 @@ def schedules_not_ranked(each_seed):
     "best_practices: In this recorded run the mean error is lowest without dropout and highest at p = 0.5",
 )
 def dropout_mean_lowest_without(dropout_mse):
-    means = {float(p): statistics.mean(errors) for p, errors in dropout_mse.items()}
-    return len(means) == 4 and min(means, key=means.get) == 0.0 and max(means, key=means.get) == 0.5
+    means = {
+        float(p): statistics.mean(errors) for p, errors in dropout_mse.items()
+    }
+    return (
+        len(means) == 4
+        and min(means, key=means.get) == 0.0
+        and max(means, key=means.get) == 0.5
+    )
 
 
 @checks.recorded(
@@ -118,9 +132,13 @@ def dropout_mean_lowest_without(dropout_mse):
     "best_practices: Even there, in this recorded benchmark its memory grew faster than the fused module's",
 )
 def torch_mha_memory_grows_faster(forward):
-    def growth(variant):
-        rows = sorted((r["seq_len"], r["peak_mb"]) for r in forward if r["variant"] == variant)
-        return rows[-1][1] / rows[0][1]
+    def growth(variant):  # from the shortest length measured to the longest; 0 for fewer than two
+        rows = sorted(
+            (r["seq_len"], r["peak_mb"])
+            for r in forward
+            if r["variant"] == variant
+        )
+        return rows[-1][1] / rows[0][1] if len(rows) >= 2 else 0
 
     return growth("torch_mha") > growth("sdpa") > 1
 

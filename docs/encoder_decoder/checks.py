@@ -144,7 +144,11 @@ def numbers_in_words_generalize(share_right):
 )
 def numbers_below_20_are_overrepresented_in_mistakes(wrong, below_20):
     below = [n for n in wrong if n < 20]
-    return len(wrong) > 0 and below_20 < 0.05 and len(below) / len(wrong) > 5 * below_20
+    return (
+        len(wrong) > 0
+        and below_20 < 0.05
+        and len(below) / len(wrong) > 5 * below_20
+    )
 
 
 @checks.after(
@@ -165,7 +169,10 @@ def each_word_reads_its_digit(read_by):
 
 # The recorded runs of the page (benchmarks/recorded-runs.json): each sentence about one is checked on that record.
 
-UNSMOOTHED, SMOOTHED = "0.0", "0.1"  # the label smoothing of each recorded run, as the chapter's keys read
+UNSMOOTHED, SMOOTHED = (
+    "0.0",
+    "0.1",
+)  # the label smoothing of each recorded run, as the chapter's keys read
 
 
 @checks.recorded(
@@ -174,8 +181,15 @@ UNSMOOTHED, SMOOTHED = "0.0", "0.1"  # the label smoothing of each recorded run,
     "none scaled",
 )
 def unscaled_reverses_scaled_does_not(reversed_share):
-    unscaled, scaled = reversed_share["unscaled"], reversed_share["scaled by sqrt(d_model)"]
-    return len(unscaled) == len(scaled) == 3 and all(u > 0.5 for u in unscaled) and all(s < 0.05 for s in scaled)
+    unscaled, scaled = (
+        reversed_share["unscaled"],
+        reversed_share["scaled by sqrt(d_model)"],
+    )
+    return (
+        len(unscaled) == len(scaled) == 3
+        and all(u > 0.5 for u in unscaled)
+        and all(s < 0.05 for s in scaled)
+    )
 
 
 @checks.recorded(
@@ -191,9 +205,16 @@ def smoothed_reverses_everything(smoothing_scores):
     "encoder_decoder: the confidence fell to about the smoothed target's share for the true token",
 )
 def smoothed_confidence_is_the_target_share(smoothing_scores):
-    share = 0.9 + 0.1 / 11  # 1 - smoothing + smoothing / vocab_size: the smoothed target's share of the true token
-    unsmoothed, smoothed = smoothing_scores[UNSMOOTHED]["confidence"], smoothing_scores[SMOOTHED]["confidence"]
-    return all(abs(c - share) < 0.01 for c in smoothed) and all(s < u for s, u in zip(smoothed, unsmoothed))
+    share = (
+        0.9 + 0.1 / 11
+    )  # 1 - smoothing + smoothing / vocab_size: the smoothed target's share of the true token
+    unsmoothed, smoothed = (
+        smoothing_scores[UNSMOOTHED]["confidence"],
+        smoothing_scores[SMOOTHED]["confidence"],
+    )
+    return all(abs(c - share) < 0.01 for c in smoothed) and all(
+        s < u for s, u in zip(smoothed, unsmoothed, strict=True)
+    )
 
 
 @checks.recorded(
@@ -201,7 +222,11 @@ def smoothed_confidence_is_the_target_share(smoothing_scores):
     "encoder_decoder: The held-out cross-entropy of the true reversals rose",
 )
 def smoothing_raises_the_cross_entropy(smoothing_scores):
-    pairs = zip(smoothing_scores[UNSMOOTHED]["cross_entropy"], smoothing_scores[SMOOTHED]["cross_entropy"])
+    scores = (
+        smoothing_scores[UNSMOOTHED]["cross_entropy"],
+        smoothing_scores[SMOOTHED]["cross_entropy"],
+    )
+    pairs = zip(*scores, strict=True)
     return all(smoothed > unsmoothed for unsmoothed, smoothed in pairs)
 
 
@@ -211,7 +236,10 @@ def smoothing_raises_the_cross_entropy(smoothing_scores):
 )
 def smoothed_cross_entropy_as_worked_out(smoothing_scores):
     worked_out = -math.log(0.9 + 0.1 / 11)
-    return all(abs(value - worked_out) < 0.01 for value in smoothing_scores[SMOOTHED]["cross_entropy"])
+    return all(
+        abs(value - worked_out) < 0.01
+        for value in smoothing_scores[SMOOTHED]["cross_entropy"]
+    )
 
 
 @checks.recorded(
@@ -220,7 +248,11 @@ def smoothed_cross_entropy_as_worked_out(smoothing_scores):
     "many held-out sequences as the unsmoothed one",
 )
 def smoothing_costs_no_reversals(smoothing_scores):
-    pairs = zip(smoothing_scores[UNSMOOTHED]["reversed"], smoothing_scores[SMOOTHED]["reversed"], strict=True)
+    pairs = zip(
+        smoothing_scores[UNSMOOTHED]["reversed"],
+        smoothing_scores[SMOOTHED]["reversed"],
+        strict=True,
+    )
     return all(smoothed >= unsmoothed for unsmoothed, smoothed in pairs)
 
 
@@ -230,12 +262,13 @@ def smoothing_costs_no_reversals(smoothing_scores):
     "a likelier one for at most a few sources per seed",
 )
 def beam_never_less_likely(beam):
-    return all(higher < 20 for higher in beam["beam_higher"]) and all(lower == 0 for lower in beam["beam_lower"])
+    return all(higher < 20 for higher in beam["beam_higher"]) and all(
+        lower == 0 for lower in beam["beam_lower"]
+    )
 
 
 @checks.recorded(
-    "beam_under_trained",
-    "encoder_decoder: The share reversed barely moved",
+    "beam_under_trained", "encoder_decoder: The share reversed barely moved"
 )
 def beam_barely_moves_the_share(beam):
     pairs = zip(beam["greedy_reversed"], beam["beam_reversed"], strict=True)

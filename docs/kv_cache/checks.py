@@ -39,7 +39,8 @@ def token_for_token_greedy_sampled(same):
 def slopes(points):
     """The slopes of a line on log-log axes, segment by segment."""
     return [
-        math.log(t2 / t1) / math.log(n2 / n1) for (n1, t1), (n2, t2) in zip(points, points[1:])
+        math.log(t2 / t1) / math.log(n2 / n1)
+        for (n1, t1), (n2, t2) in pairwise(points)
     ]
 
 
@@ -48,7 +49,10 @@ def slopes(points):
     "kv_cache: In that recorded run, the line without a cache is the steeper one and bends upward",
 )
 def uncached_line_steeper_and_bending(seconds):
-    plain, cached = slopes(seconds["without a cache"]), slopes(seconds["with a KV cache"])
+    plain, cached = (
+        slopes(seconds["without a cache"]),
+        slopes(seconds["with a KV cache"]),
+    )
     return len(plain) >= 2 and min(plain) > max(cached) and plain[-1] > plain[0]
 
 
@@ -57,4 +61,6 @@ def uncached_line_steeper_and_bending(seconds):
     "kv_cache: the line with a cache stays close to a slope of 1",
 )
 def cached_line_close_to_slope_one(seconds):
-    return all(0.7 < slope < 1.3 for slope in slopes(seconds["with a KV cache"]))
+    return all(
+        0.7 < slope < 1.3 for slope in slopes(seconds["with a KV cache"])
+    )

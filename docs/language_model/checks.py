@@ -178,7 +178,10 @@ def small_start_starts_like_the_untied_model(
 
 
 # The recorded runs of the page (benchmarks/recorded-runs.json): each sentence about one is checked on that record.
-UNTIED, TIED = "False", "True"  # bpc's keys, tie_weights, as the chapter's values read
+UNTIED, TIED = (
+    "False",
+    "True",
+)  # bpc's keys, tie_weights, as the chapter's values read
 
 
 @checks.recorded(
@@ -198,5 +201,8 @@ def tied_ends_worse(bpc):
 )
 def small_start_ends_worse_than_both(bpc, small_start_bpc):
     return all(
-        small > tied > untied for untied, tied, small in zip(bpc[UNTIED], bpc[TIED], small_start_bpc, strict=True)
+        small > tied > untied
+        for untied, tied, small in zip(
+            bpc[UNTIED], bpc[TIED], small_start_bpc, strict=True
+        )
     )

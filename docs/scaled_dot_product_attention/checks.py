@@ -133,10 +133,13 @@ def scaled_gradient_keeps_its_size(jacobian, median_gradient, mean_gradient):
 )
 def unscaled_gradient_splits(median_gradient, mean_gradient):
     return (
-        median_gradient["d_k 256, unscaled"] < median_gradient["d_k 256,   scaled"] / 2
-        and median_gradient["d_k 256, unscaled"] < median_gradient["d_k  64, unscaled"] / 2
+        median_gradient["d_k 256, unscaled"]
+        < median_gradient["d_k 256,   scaled"] / 2
+        and median_gradient["d_k 256, unscaled"]
+        < median_gradient["d_k  64, unscaled"] / 2
         and all(
-            mean_gradient[f"d_k {w}, unscaled"] > 2 * mean_gradient[f"d_k {w},   scaled"]
+            mean_gradient[f"d_k {w}, unscaled"]
+            > 2 * mean_gradient[f"d_k {w},   scaled"]
             for w in (" 64", "256")
         )
     )

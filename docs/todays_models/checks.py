@@ -385,4 +385,7 @@ checks.not_a_result(
     "are measured in bits per character on the held-out tenth, once for each seed in SEEDS",
     "how the comparison is set up, not its result",
 )
-checks.not_a_result("Each seed gives both models the same windows", "how the comparison is set up, not its result")
+checks.not_a_result(
+    "Each seed gives both models the same windows",
+    "how the comparison is set up, not its result",
+)

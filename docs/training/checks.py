@@ -260,11 +260,10 @@ def gap_within_the_spread(post_mse, pre_mse):
     return len(post_mse) >= 3 and gap < spread
 
 
-
-
 # The twelve-layer trainings of "deep_post_norm" are a recorded run (benchmarks/recorded-runs.json): each sentence
 # about it is checked on that record.
-TARGET_VARIANCE = 8 * 8.25 / 100  # the sum of 8 digits 0-9, divided by 10: the MSE of always answering its mean
+# the sum of 8 digits 0-9, divided by 10: the MSE of always answering its mean
+TARGET_VARIANCE = 8 * 8.25 / 100
 
 
 @checks.recorded(
@@ -274,10 +273,14 @@ TARGET_VARIANCE = 8 * 8.25 / 100  # the sum of 8 digits 0-9, divided by 10: the 
 )
 def deep_post_norm_learns_nothing(deep_mse):
     runs = deep_mse["post-norm"]
-    return len(runs) == 2 and all(abs(mse - TARGET_VARIANCE) < 0.1 for mse in runs)
+    return len(runs) == 2 and all(
+        abs(mse - TARGET_VARIANCE) < 0.1 for mse in runs
+    )
 
 
-@checks.recorded("deep_post_norm", "training: The pre-norm stack trained on both")
+@checks.recorded(
+    "deep_post_norm", "training: The pre-norm stack trained on both"
+)
 def deep_pre_norm_trains(deep_mse):
     return all(mse < TARGET_VARIANCE / 10 for mse in deep_mse["pre-norm"])
 
@@ -287,7 +290,11 @@ def deep_pre_norm_trains(deep_mse):
     "training: With warm-up, post-norm still ended above pre-norm on every seed",
 )
 def warm_up_is_no_cure(deep_mse):
-    pairs = zip(deep_mse["pre-norm"], deep_mse["post-norm, 50 warm-up steps"], strict=True)
+    pairs = zip(
+        deep_mse["pre-norm"],
+        deep_mse["post-norm, 50 warm-up steps"],
+        strict=True,
+    )
     return all(warm > pre for pre, warm in pairs)
 
 
@@ -296,5 +303,9 @@ def warm_up_is_no_cure(deep_mse):
     "training: The larger LayerNorm epsilon left the errors where they were",
 )
 def epsilon_changes_nothing(deep_mse):
-    pairs = zip(deep_mse["post-norm"], deep_mse["post-norm, LayerNorm eps 1e-3"], strict=True)
+    pairs = zip(
+        deep_mse["post-norm"],
+        deep_mse["post-norm, LayerNorm eps 1e-3"],
+        strict=True,
+    )
     return all(abs(eps - plain) < 0.02 for plain, eps in pairs)

@@ -27,7 +27,8 @@ NOT_RESULTS = {
     },
 }
 
-ENGLISH = [page for page in pages() if ".zh." not in page.name and page.parent.name != "reference"]  # API pages: docstrings
+#: The English pages; the API pages (docs/reference) hold docstrings, not prose.
+ENGLISH = [page for page in pages() if ".zh." not in page.name and page.parent.name != "reference"]
 
 
 @pytest.mark.parametrize("page", ENGLISH, ids=[page_name(page) for page in ENGLISH])
