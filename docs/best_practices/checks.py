@@ -132,7 +132,9 @@ def dropout_mean_lowest_without(dropout_mse):
     "best_practices: Even there, in this recorded benchmark its memory grew faster than the fused module's",
 )
 def torch_mha_memory_grows_faster(forward):
-    def growth(variant):  # from the shortest length measured to the longest; 0 for fewer than two
+    def growth(
+        variant,
+    ):  # from the shortest length measured to the longest; 0 for fewer than two
         rows = sorted(
             (r["seq_len"], r["peak_mb"])
             for r in forward
