@@ -32,8 +32,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sitebuild.checkout import Checkout  # noqa: E402
 from sitebuild.in_chapter.execute import execute  # noqa: E402
-from sitebuild.in_chapter.recorded_runs import RECORDS  # noqa: E402
 from sitebuild.in_mkdocs.chapters import build_environment, read_notebook  # noqa: E402
 from tutorial_tools import contents  # noqa: E402
 
@@ -55,7 +55,7 @@ def run_seed_set(
     """Every chapter of `slugs` with `SEED = seed`; the failing sentences (statement: the values each read) and the
     chapters that stopped. `every`, when given, receives every check's record, failing or not, by statement."""
     records = Path(tempfile.mkdtemp(prefix="robust-records-")) / "recorded-runs.json"
-    shutil.copy(RECORDS, records)
+    shutil.copy(Checkout(ROOT).records, records)
     environment = build_environment(ROOT) | {
         "TUTORIAL_CACHE_DIR": str(ROOT / ".cache" / "robust-trainings"),
         "TUTORIAL_CHECKS": "report",  # every check is evaluated and recorded; none stops the run

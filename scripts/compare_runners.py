@@ -35,6 +35,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sitebuild.checkout import Checkout  # noqa: E402
 from sitebuild.in_chapter.execute import DATA, as_data, figure_outputs  # noqa: E402
 from sitebuild.in_mkdocs import chapters  # noqa: E402
 
@@ -89,7 +90,7 @@ def start(name: str, root: str, environment: dict[str, str], sections: list[str]
     prepare(root)
     recorded_runs.CALLED.clear()
     # The chapter's checks run after the sections they follow; what each read is kept for the tests.
-    chapter_claims = claims.claims_of(name)
+    chapter_claims = claims.claims_of(name, ROOT)
     unknown = [claim.section for claim in chapter_claims if claim.section not in sections]
     if unknown:
         raise claims.CheckInputError(f"docs/{name}/checks.py follows sections the chapter lacks: {unknown}")
@@ -115,7 +116,7 @@ def after_cell(section: str | None, values: dict) -> None:
     new = sorted(recorded_runs.CALLED - CHAPTER["seen"])
     CHAPTER["seen"].update(new)
     if new:
-        entries = recorded_runs.read_records()
+        entries = recorded_runs.read_records(Checkout(ROOT).records)
         CHAPTER["recorded"][section] = [{"call": call, "machine": entries[call].get("machine")} for call in new]
     strict = os.environ.get("TUTORIAL_CHECKS") != "report"  # the robustness script reports, never stops
     CHAPTER["records"].extend(claims.run_after(section, CHAPTER["claims"], values, strict=strict))

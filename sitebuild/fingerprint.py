@@ -19,10 +19,9 @@ from pathlib import Path
 
 PACKAGE = "tutorial_code"
 PACKAGES = (PACKAGE,)  # what the fingerprints of the reader's code follow; the chapter key adds the build's own
-ROOT = Path(__file__).resolve().parent.parent
 
 
-def module_path(module: str, root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> Path:
+def module_path(module: str, root: Path, packages: tuple[str, ...] = PACKAGES) -> Path:
     """The source file of a module of `packages` (`tutorial_code`), for example `tutorial_code.masks`.
 
     Raises:
@@ -39,15 +38,15 @@ def module_path(module: str, root: Path = ROOT, packages: tuple[str, ...] = PACK
 
 
 @functools.lru_cache(maxsize=4096)
-def imported_modules(source: str, root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> frozenset[str]:
+def imported_modules(source: str, root: Path, packages: tuple[str, ...] = PACKAGES) -> frozenset[str]:
     """The modules of `packages` (`tutorial_code`) that a piece of Python source imports directly.
 
     Examples:
-        >>> sorted(imported_modules("from tutorial_code.masks import causal_mask\\nimport torch"))
+        >>> sorted(imported_modules("from tutorial_code.masks import causal_mask\\nimport torch", Path()))
         ['tutorial_code.masks']
-        >>> sorted(imported_modules("from tutorial_code import attention"))
+        >>> sorted(imported_modules("from tutorial_code import attention", Path()))
         ['tutorial_code.attention']
-        >>> sorted(imported_modules("if TYPE_CHECKING:\\n    from tutorial_code.encoder import Encoder"))
+        >>> sorted(imported_modules("if TYPE_CHECKING:\\n    from tutorial_code.encoder import Encoder", Path()))
         []
     """
     tree = ast.parse(source)
@@ -70,11 +69,11 @@ def imported_modules(source: str, root: Path = ROOT, packages: tuple[str, ...] =
     return frozenset(found)
 
 
-def dependencies(modules: Iterable[str], root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> set[str]:
+def dependencies(modules: Iterable[str], root: Path, packages: tuple[str, ...] = PACKAGES) -> set[str]:
     """`modules` and every module of `packages` (`tutorial_code`) they import, directly or not.
 
     Examples:
-        >>> sorted(dependencies(["tutorial_code.multi_head"]))
+        >>> sorted(dependencies(["tutorial_code.multi_head"], Path()))
         ['tutorial_code.attention', 'tutorial_code.masks', 'tutorial_code.multi_head', 'tutorial_code.validation']
     """
     seen: set[str] = set()
@@ -90,34 +89,44 @@ def dependencies(modules: Iterable[str], root: Path = ROOT, packages: tuple[str,
 
 
 def code_fingerprint(
-    modules: Iterable[str] = (), source: str = "", root: Path = ROOT, packages: tuple[str, ...] = PACKAGES
+    modules: Iterable[str] = (), source: str = "", *, root: Path, packages: tuple[str, ...] = PACKAGES
 ) -> str:
-    """A hash of `source` and of every module of `packages` that it and `modules` depend on, with the Python
-    version."""
+    """A hash of `source` and of every module of `packages` that it and `modules` depend on, with the files of
+    package data those modules name (`tutorial_code/results-cpu.json`, read by `benchmark_results`), and the
+    Python version."""
     digest = hashlib.sha256()
     wanted = set(modules) | (imported_modules(source, root, packages) if source else set())
     for module in sorted(dependencies(wanted, root, packages)):
-        digest.update(module.encode() + b"\0" + module_path(module, root, packages).read_bytes() + b"\0")
+        code = module_path(module, root, packages).read_bytes()
+        digest.update(module.encode() + b"\0" + code + b"\0")
+        for data in package_data(module, code.decode("utf-8"), root):
+            digest.update(data.name.encode() + b"\0" + data.read_bytes() + b"\0")
     digest.update(source.encode())
     digest.update(f"python {platform.python_version()}".encode())
     return digest.hexdigest()
 
 
-def data_fingerprint(root: Path = ROOT) -> str:
-    """A hash of the benchmark results (`benchmarks/results-*.json`), which a chapter reads: written by the
-    benchmark, never by the build, so no code fingerprint covers them."""
-    digest = hashlib.sha256()
-    for data in sorted((root / "benchmarks").glob("results-*.json")):
-        digest.update(data.name.encode() + b"\0" + data.read_bytes())
-    return digest.hexdigest()
+def package_data(module: str, source: str, root: Path) -> list[Path]:
+    """The data files of `module`'s package (not Python) whose names its source mentions: what it may read.
+
+    Examples:
+        >>> [p.name for p in package_data("tutorial_code.benchmark_results", 'NAME = "results-cpu.json"', Path())]
+        ['results-cpu.json']
+    """
+    folder = root.joinpath(*module.split(".")[:1])
+    return [
+        path for path in sorted(folder.iterdir()) if path.suffix != ".py" and path.is_file() and path.name in source
+    ]
 
 
-def library_versions(root: Path = ROOT) -> str:
+def library_versions(root: Path) -> str:
     """The installed version of every requirement in `requirements.txt`, with Python's: a chapter run or a training
     made with other versions of torch, NumPy, matplotlib … is made again, since its numbers, figures and error
     texts may differ (the troubleshooting page prints PyTorch's own messages)."""
     names = []
-    for line in (root / "requirements.txt").read_text(encoding="utf-8").splitlines():
+    requirements = root / "requirements.txt"
+    listed = requirements.read_text(encoding="utf-8") if requirements.exists() else "torch"  # an installed copy
+    for line in listed.splitlines():
         match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#", 1)[0])
         if match:
             names.append(match[1])

@@ -2,7 +2,7 @@
 
 - `unit` (tests/unit/ and the docstring examples): models, masks, equality with PyTorch, bad input,
   the build's fingerprints. No training and no subprocess: a unit test that steps an optimizer or
-  starts a process fails, and says to mark it `integration`. About 30 s on 2 cores.
+  starts a process fails, and says to mark it `integration`. The quickest tier: `-m unit`.
 - `integration` (tests in tests/unit/ marked so): trainings, the command line, grading in a separate
   process.
 - `site` (tests/site/): the built site, its pages, notebooks, browser behaviour, the CLI on every chapter.
@@ -87,12 +87,12 @@ def executed_chapters() -> dict[str, dict]:
     process (several MB of notebooks; the site is built once per test run): do not change what it returns."""
     import json
 
-    from sitebuild.in_mkdocs.build import STORE
+    from sitebuild.checkout import Checkout
     from sitebuild.in_mkdocs.chapters import chapter_scripts, read_notebook
 
     runs = {}
     for name, script in chapter_scripts(ROOT).items():
-        stored = STORE / f"{name}-{read_notebook(script).key()}.ipynb"
+        stored = Checkout(ROOT).store / f"{name}-{read_notebook(script).key()}.ipynb"
         assert stored.exists(), f"the build left no run of {name}"
         runs[name] = json.loads(stored.read_text("utf-8"))
     return runs

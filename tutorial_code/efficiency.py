@@ -70,11 +70,6 @@ def attention_flops(batch: int, seq_len: int, d_model: int) -> float:
     return projections + scores_and_mix
 
 
-def recurrent_flops(batch: int, seq_len: int, d_model: int) -> float:
-    """Floating-point operations of one `nn.RNN` forward (x W_ih and h W_hh)."""
-    return 2 * 2 * batch * seq_len * d_model * d_model
-
-
 # --8<-- [end:throughput]
 
 

@@ -8,7 +8,6 @@ Shape letters: B = batch size, S = source length (3), T = target length.
 """
 
 # --8<-- [start:imports]
-import functools
 import time
 from dataclasses import dataclass, field
 
@@ -210,11 +209,3 @@ def train_number_words(
 
 
 # --8<-- [end:train]
-
-
-@functools.cache
-def trained_number_words(
-    steps: int = 500, seed: int = 0, device: str = "cpu"
-) -> NumberWordsResult:
-    """`train_number_words`, once per process and arguments."""
-    return train_number_words(steps, seed, device=device)

@@ -41,8 +41,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 class ClaimError(AssertionError):
     """A sentence of a page no longer matches what its chapter measured."""
@@ -137,9 +135,10 @@ class Checks:
         return register
 
 
-def checks_of(chapter: str) -> Checks:
-    """The checks module of a chapter (`docs/<chapter>/checks.py`), loaded; an empty one when it has none."""
-    path = checks_path(chapter)
+def checks_of(chapter: str, root: Path) -> Checks:
+    """The checks module of a chapter (`docs/<chapter>/checks.py` in the checkout `root`), loaded afresh; an empty
+    one when it has none."""
+    path = checks_path(chapter, root)
     if not path.exists():
         return Checks()
     spec = importlib.util.spec_from_file_location(f"checks_of_{chapter}", path)
@@ -148,14 +147,14 @@ def checks_of(chapter: str) -> Checks:
     return module.checks
 
 
-def claims_of(chapter: str) -> list[Claim]:
-    """The checks of a chapter (`docs/<chapter>/checks.py`); none when it has no checks module."""
-    return list(checks_of(chapter).claims)
+def claims_of(chapter: str, root: Path) -> list[Claim]:
+    """The checks of a chapter (`docs/<chapter>/checks.py` in the checkout `root`); none when it has no checks."""
+    return list(checks_of(chapter, root).claims)
 
 
-def checks_path(chapter: str) -> Path:
+def checks_path(chapter: str, root: Path) -> Path:
     """Where a chapter's checks are: `checks.py` in its folder."""
-    return ROOT / "docs" / chapter / "checks.py"
+    return root / "docs" / chapter / "checks.py"
 
 
 def plain(value: Any, name: str) -> Any:

@@ -25,8 +25,11 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 
 import nbformat
+
+from sitebuild.checkout import Checkout
 
 PRELOAD = ["torch", "matplotlib.pyplot", "tqdm", "numpy"]
 FIGURE_OPTIONS = {"format": "png", "dpi": 120, "facecolor": "white", "bbox_inches": "tight"}
@@ -146,7 +149,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         from sitebuild.in_chapter import claims, recorded_runs
 
         # The chapter's checks run after the sections they follow; what each read is kept for the tests.
-        chapter_claims, records = claims.claims_of(name), []
+        chapter_claims, records = claims.claims_of(name, Path(root)), []
         sections = {cell.metadata.get("section") for cell in notebook.cells if cell.cell_type == "code"}
         unknown = [claim.section for claim in chapter_claims if claim.section not in sections]
         if unknown:
@@ -159,7 +162,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
             new = sorted(recorded_runs.CALLED - seen)
             seen.update(new)
             if new:
-                entries = recorded_runs.read_records()
+                entries = recorded_runs.read_records(Checkout(Path(root)).records)
                 recorded[section] = [{"call": call, "machine": entries[call].get("machine")} for call in new]
             strict = os.environ.get("TUTORIAL_CHECKS") != "report"  # the robustness script reports, never stops
             records.extend(claims.run_after(section, chapter_claims, values, strict=strict))

@@ -65,8 +65,12 @@ def share_runs() -> None:
 
 
 def prepare(root: str | Path) -> None:
-    """Everything the build needs in a kernel or a test process before the chapter's code runs."""
-    root = Path(root)
+    """Everything the build needs in a kernel or a test process before the chapter's code runs, for the checkout
+    `root`: its `tutorial_code` first on the path, and its root where the build's modules look for it."""
+    from sitebuild.checkout import CHECKOUT_VARIABLE
+
+    root = Path(root).resolve()
+    os.environ[CHECKOUT_VARIABLE] = str(root)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     check_checkout(root)

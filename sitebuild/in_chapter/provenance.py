@@ -18,7 +18,6 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitebuild.fingerprint import ROOT
 from sitebuild.in_chapter.recorded_runs import recorded_functions
 from tutorial_tools.sections import marker
 
@@ -132,7 +131,7 @@ def marked_names(tree: ast.Module, sources: set[str]) -> set[str]:
     return states[-1][1] if states else set()
 
 
-def source_functions(root: Path = ROOT) -> set[str]:
+def source_functions(root: Path) -> set[str]:
     """The `@recorded` functions, and every function of `tutorial_code` (outside the chapters) that calls one or reads
     a recorded file, directly or through another such function."""
     sources = set(recorded_functions(root))
@@ -154,12 +153,12 @@ def source_functions(root: Path = ROOT) -> set[str]:
         sources |= more
 
 
-def recorded_names(source: str, root: Path = ROOT) -> set[str]:
+def recorded_names(source: str, root: Path) -> set[str]:
     """The names of a chapter script (its source) that hold, or may hold, a value this build did not compute."""
     return marked_names(ast.parse(source), source_functions(root))
 
 
-def recorded_names_by_section(source: str, root: Path = ROOT) -> dict[str, set[str]]:
+def recorded_names_by_section(source: str, root: Path) -> dict[str, set[str]]:
     """For each section of a chapter script, the names that hold a value this build did not compute when the section
     ends, which is when its checks run."""
     states = marked_after(ast.parse(source), source_functions(root))

@@ -20,7 +20,8 @@ on another processor.
 
 A recorded value is never what this build computed, so no check of a page reads one
 (`tests/unit/test_checks_read_this_build.py`): the sentences about a recorded table describe that
-run. `TUTORIAL_RECORDS_FILE` names another file to read and write (the robustness script's copy).
+run. The file is the built checkout's (`Checkout.records`); `TUTORIAL_RECORDS_FILE` names another file to read and
+write (the robustness script's copy).
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ from typing import Any, TypeVar
 
 import torch
 
-from sitebuild.fingerprint import ROOT, dependencies, module_path
+from sitebuild.checkout import Checkout, code_root
+from sitebuild.fingerprint import dependencies, module_path
 from sitebuild.in_chapter.training_cache import locked
 
-RECORDS = Path(os.environ.get("TUTORIAL_RECORDS_FILE") or ROOT / "benchmarks" / "recorded-runs.json")
 T = TypeVar("T")
 CALLED: set[str] = set()
 """The call texts of the recorded runs this process asked for: a chapter's run keeps them, so that the tests can
@@ -96,10 +97,12 @@ def code_of(source: str) -> bytes:
     return ast.dump(tree).encode()
 
 
-def code_version(module: str, root: Path = ROOT) -> str:
+def code_version(module: str, root: Path | None = None) -> str:
     """A hash of the code of `module` and of every `tutorial_code` module it imports, directly or not (their
     syntax trees without docstrings), with PyTorch's version. Not Python's: not the bytecode. The build runs
-    chapters with one thread, so a run is recorded with one."""
+    chapters with one thread, so a run is recorded with one. `root`: the checkout, by default the one whose
+    `tutorial_code` this process imports."""
+    root = root or code_root()
     digest = hashlib.sha256()
     for name in sorted(dependencies([module], root) - {MARKS}):
         digest.update(name.encode() + b"\0" + code_of(module_path(name, root).read_text(encoding="utf-8")) + b"\0")
@@ -107,7 +110,7 @@ def code_version(module: str, root: Path = ROOT) -> str:
     return digest.hexdigest()[:20]
 
 
-def recorded_functions(root: Path = ROOT) -> dict[str, str]:
+def recorded_functions(root: Path) -> dict[str, str]:
     """Each function marked `@recorded` in tutorial_code, by name, with its module (`tutorial_code.sum_task`)."""
     found = {}
     for path in sorted((root / "tutorial_code").glob("*.py")):
@@ -138,14 +141,14 @@ def machine() -> dict[str, Any]:
     }
 
 
-def read_records(path: Path = RECORDS) -> dict[str, dict[str, Any]]:
+def read_records(path: Path) -> dict[str, dict[str, Any]]:
     """The recorded runs, by call text: `{"code": ..., "value": ...}` each."""
     if not path.exists():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def write_record(name: str, code: str, value: Any, path: Path = RECORDS) -> None:
+def write_record(name: str, code: str, value: Any, path: Path) -> None:
     """Add or replace one entry, with the machine it ran on, keeping the others (chapters record at the same time:
     the file is locked)."""
     with locked(path.with_suffix(".lock")):
@@ -161,21 +164,23 @@ def on_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def use_record(run: Callable[..., T], path: Path = RECORDS) -> Callable[..., T]:
-    """Wrap `run`: its recorded value when current, else compute and record it (or stop, on CI)."""
+def use_record(run: Callable[..., T], path: Path | None = None) -> Callable[..., T]:
+    """Wrap `run`: its recorded value when current, else compute and record it (or stop, on CI). `path`: the file
+    of records, by default the built checkout's (`Checkout.records`)."""
     run = inspect.unwrap(run)
 
     @functools.wraps(run)
     def recorded_or_run(*args: Any, **kwargs: Any) -> T:
+        records = path or Checkout.of_process().records
         name = call_text(run, *args, **kwargs)
         CALLED.add(name)
         code = code_version(run.__module__)
-        entry = read_records(path).get(name)
+        entry = read_records(records).get(name)
         if entry is not None and entry["code"] == code:
             return entry["value"]
         if on_ci():
             state = "missing" if entry is None else "recorded with other code"
-            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            shown = f"benchmarks/{records.name}" if records.parent.name == "benchmarks" else records
             raise StaleRecord(
                 f"the recorded run {name} is {state} in {shown}: build the site once on your "
                 f"machine (it records the run), and commit the file"
@@ -183,7 +188,7 @@ def use_record(run: Callable[..., T], path: Path = RECORDS) -> Callable[..., T]:
         value = run(*args, **kwargs)
         if json.loads(json.dumps(value)) != value:
             raise TypeError(f"{name} returned {type(value).__name__}: a recorded run returns JSON values only")
-        write_record(name, code, value, path)
+        write_record(name, code, value, records)
         return value
 
     return recorded_or_run

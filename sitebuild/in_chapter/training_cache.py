@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import torch
 from torch import nn
 
+from sitebuild.checkout import code_root
 from sitebuild.fingerprint import PACKAGE, code_fingerprint, library_versions
 
 CACHE_DIR_VARIABLE = "TUTORIAL_CACHE_DIR"  # the folder of saved trainings; the build sets it for its chapters
@@ -183,7 +184,7 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
         arguments.apply_defaults()
         modules = {train.__module__}
         described = ", ".join(f"{name}={describe(value, modules)}" for name, value in arguments.arguments.items())
-        fingerprint = code_fingerprint(modules)
+        fingerprint = code_fingerprint(modules, root=code_root())
         key = f"{train.__module__}.{train.__qualname__}({described}) code {fingerprint} {torch_build()}"
 
         def compute() -> tuple[T, torch.Tensor]:
@@ -205,4 +206,4 @@ def cache_training(train: Callable[..., T]) -> Callable[..., T]:
 def torch_build() -> str:
     """The libraries' versions (PyTorch's build included) and the thread count: one and two threads add floats
     in different orders."""
-    return f"{library_versions()}, torch build {torch.__version__}, threads {torch.get_num_threads()}"
+    return f"{library_versions(code_root())}, torch build {torch.__version__}, threads {torch.get_num_threads()}"

@@ -24,26 +24,41 @@ from pathlib import Path
 
 import nbformat
 
+from sitebuild.checkout import Checkout
 from sitebuild.in_mkdocs import chapters as chapter_runs
 from sitebuild.in_mkdocs import downloads, editions, pages
 from tutorial_tools import contents
 
-ROOT = Path(__file__).resolve().parents[2]
-STORE = ROOT / ".cache" / "chapters"  # executed notebooks, by key
-PUBLISHED = ROOT / ".cache" / "notebook-pages"  # mkdocs-jupyter reads notebooks from files on disk
-SECONDS = STORE / "seconds.json"  # how long each chapter last ran here
-MEASURED = ROOT / "benchmarks" / "build-times.json"  # and on the machine of scripts/measure_build.py
 KEEP_RUNS = 3  # stored runs of each chapter: undoing an edit finds its run still there
+
+
+@dataclass(frozen=True)
+class Site:
+    """The site a build makes, from the `mkdocs.yml` being built: its checkout (every path hangs off its root),
+    the address it is published at and the repository its notebooks install the package from."""
+
+    checkout: Checkout
+    site_url: str = "/"
+    repository: str = ""
+
+    @classmethod
+    def of_config(cls, config_file_path: str | Path, repo_url: str | None) -> Site:
+        return cls(Checkout.of_config(config_file_path), published_site_url(config_file_path), repo_url or "")
+
+    @property
+    def root(self) -> Path:
+        return self.checkout.root
 
 
 @dataclass
 class BuildState:
     """What one build has learned: the chapters, what each section printed and drew, the generated files."""
 
+    site: Site
     notebooks: dict[str, chapter_runs.ChapterNotebook] = field(default_factory=dict)
     sections: dict[str, dict[str, chapter_runs.Section]] = field(default_factory=dict)
     generated: list[tuple[str, bytes]] = field(default_factory=list)  # (site path, content), for both editions
-    notebook_files: list[str] = field(default_factory=list)  # notebook pages, by path under PUBLISHED
+    notebook_files: list[str] = field(default_factory=list)  # notebook pages, by path under Checkout.published
     held: list = field(
         default_factory=list
     )  # files set aside from mkdocs-static-i18n (sitebuild.in_mkdocs.plugin_fixes)
@@ -61,12 +76,12 @@ class BuildState:
         if section not in sections:
             raise pages.PageError(f"docs/{chapter}/script.py has no section {section!r}")
         found = sections[section]
-        own = editions.rendered(chapter, section, found.data, language)
+        own = editions.rendered(chapter, section, found.data, language, self.site.root)
         if own is not None:
             return own
         if language == "zh" and as_prose:
             try:
-                return editions.in_chinese(chapter, section, found.text)
+                return editions.in_chinese(chapter, section, found.text, self.site.root)
             except editions.Untranslated as error:
                 raise pages.PageError(str(error)) from error
         return found.text
@@ -74,24 +89,26 @@ class BuildState:
     def recorded_note(self, chapter: str, section: str, language: str = "en") -> str:
         """Under a section that shows a recorded run: where and when it was recorded (`editions.recorded_note`)."""
         found = self.sections.get(chapter, {}).get(section)
-        return editions.recorded_note(found.recorded, language) if found is not None and found.recorded else ""
+        if found is None or not found.recorded:
+            return ""
+        return editions.recorded_note(found.recorded, language, self.site.root)
 
     def chapter_of_page(self, uri: str) -> contents.Chapter | None:
         return next((c for c in contents.CHAPTERS if c.page_path == uri and c.slug in self.notebooks), None)
 
 
-def last_seconds() -> dict[str, float]:
+def last_seconds(checkout: Checkout) -> dict[str, float]:
     """Each chapter's last run time: from this machine's runs, else from the committed measurement."""
     found: dict[str, float] = {}
-    if MEASURED.exists():
-        found.update(json.loads(MEASURED.read_text(encoding="utf-8")).get("chapter_seconds", {}))
-    if SECONDS.exists():
-        found.update(json.loads(SECONDS.read_text(encoding="utf-8")))
+    if checkout.measured.exists():
+        found.update(json.loads(checkout.measured.read_text(encoding="utf-8")).get("chapter_seconds", {}))
+    if checkout.seconds.exists():
+        found.update(json.loads(checkout.seconds.read_text(encoding="utf-8")))
     return found
 
 
 def run_chapters(
-    found: dict[str, chapter_runs.ChapterNotebook], workers: int = 2
+    found: dict[str, chapter_runs.ChapterNotebook], checkout: Checkout, workers: int = 2
 ) -> tuple[dict[str, Path], set[str], str]:
     """Execute the chapters whose stored run is missing or out of date.
 
@@ -100,26 +117,27 @@ def run_chapters(
     """
     executed, pending = {}, []
     for name, chapter in found.items():
-        executed[name] = STORE / f"{name}-{chapter.key()}.ipynb"
+        executed[name] = checkout.store / f"{name}-{chapter.key()}.ipynb"
         if not executed[name].exists():
             pending.append(chapter)
     # Alone first: the chapters that time things. Then `workers` at a time, one CPU thread each, the chapters that
     # took longest last time first (a chapter never run here counts as long), so the short ones fill the gaps.
-    seconds = last_seconds()
+    seconds = last_seconds(checkout)
     alone = [chapter for chapter in pending if chapter.entry.runs_alone]
     shared = sorted((c for c in pending if not c.entry.runs_alone), key=lambda c: -seconds.get(c.name, 1e9))
     start, timings = time.perf_counter(), []
     for group, at_once in ((alone, 1), (shared, workers)):
-        for chapter, notebook, took in chapter_runs.execute(group, ROOT, at_once):
-            partial = STORE / f"{chapter.name}.partial"
+        for chapter, notebook, took in chapter_runs.execute(group, checkout.root, at_once):
+            partial = checkout.store / f"{chapter.name}.partial"
             nbformat.write(notebook, partial)
             partial.replace(executed[chapter.name])
             seconds[chapter.name] = round(took, 1)
             timings.append(f"{chapter.name} {took:.1f} s")
     if pending:
-        mine = json.loads(SECONDS.read_text(encoding="utf-8")) if SECONDS.exists() else {}
+        done = checkout.seconds
+        mine = json.loads(done.read_text(encoding="utf-8")) if done.exists() else {}
         mine.update({c.name: seconds[c.name] for c in pending})
-        SECONDS.write_text(json.dumps(mine, indent=1, sort_keys=True), encoding="utf-8")
+        done.write_text(json.dumps(mine, indent=1, sort_keys=True), encoding="utf-8")
     line = f"chapters executed in {time.perf_counter() - start:.1f} s: {', '.join(timings) or 'none, all reused'}"
     return executed, {chapter.name for chapter in pending}, line
 
@@ -132,7 +150,7 @@ SITE_DATA = {
 trained model's weights that the attention explorer runs in the browser (docs/javascripts/explorer.js)."""
 
 
-def run_and_publish(state: BuildState, site_url: str, workers: int = 2) -> set[str]:
+def run_and_publish(state: BuildState, workers: int = 2) -> set[str]:
     """Run the chapters (those out of date), and keep in `state` what they printed and the files they make.
 
     Returns:
@@ -141,10 +159,13 @@ def run_and_publish(state: BuildState, site_url: str, workers: int = 2) -> set[s
     Raises:
         ChapterError: If a chapter fails, or two sections publish a figure under the same name.
     """
-    (PUBLISHED / editions.NOTEBOOK_DIR).mkdir(parents=True, exist_ok=True)
-    STORE.mkdir(parents=True, exist_ok=True)
-    found = {name: chapter_runs.read_notebook(path) for name, path in chapter_runs.chapter_scripts(ROOT).items()}
-    executed_paths, rerun, line = run_chapters(found, workers)
+    site = state.site
+    checkout = site.checkout
+    (checkout.published / editions.NOTEBOOK_DIR).mkdir(parents=True, exist_ok=True)
+    checkout.store.mkdir(parents=True, exist_ok=True)
+    scripts = chapter_runs.chapter_scripts(checkout.root)
+    found = {name: chapter_runs.read_notebook(path) for name, path in scripts.items()}
+    executed_paths, rerun, line = run_chapters(found, checkout, workers)
     state.log.append(line)
     state.notebooks, figures, everything = found, {}, {}
     for name, chapter in found.items():
@@ -168,19 +189,20 @@ def run_and_publish(state: BuildState, site_url: str, workers: int = 2) -> set[s
             if section.svg is not None:  # the pages' figure, and the Chinese edition's: its words in Chinese
                 state.generated.append((f"figures/{section_name}.svg", section.svg.encode()))
                 try:
-                    chinese = editions.figure_in_chinese(section.svg, name)
+                    chinese = editions.figure_in_chinese(section.svg, checkout.root, name)
                 except editions.Untranslated as error:
                     raise chapter_runs.ChapterError(f"chapter {name!r}, figure {section_name!r}: {error}") from None
                 state.generated.append((f"figures/{editions.CHINESE_FIGURES}/{section_name}.svg", chinese.encode()))
-        content = downloads.published_notebook(chapter, executed, site_url)
-        published = PUBLISHED / editions.NOTEBOOK_DIR / f"{name}.ipynb"
+        content = downloads.published_notebook(chapter, executed, site.site_url, site.repository)
+        published = checkout.published / editions.NOTEBOOK_DIR / f"{name}.ipynb"
         if not published.exists() or published.read_bytes() != content:
             published.write_bytes(content)
         state.notebook_files.append(f"{editions.NOTEBOOK_DIR}/{name}.ipynb")
         # The downloads, next to the notebook's page: the executed notebook and its jupytext source.
         state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.ipynb", content))
         drawn = {section for section, found in state.sections[name].items() if found.png is not None}
-        script = downloads.downloadable_script(chapter.script.read_text(encoding="utf-8"), drawn)
+        source = chapter.script.read_text(encoding="utf-8")
+        script = downloads.downloadable_script(source, drawn, site.repository)
         state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.py", script.encode()))
         everything[name] = content
     state.generated.append((f"{editions.NOTEBOOK_DIR}/{downloads.ZIP_NAME}", downloads.notebooks_zip(everything)))
@@ -193,6 +215,7 @@ def stale_outputs(state: BuildState, documentation: list[tuple[str, str, str]], 
     pages) whose module changed. `documentation` holds `(src_uri, abs_src_path, abs_dest_path)` of each page."""
     from tutorial_tools.sections import includes
 
+    root = state.site.root
     pages_of_rerun = {chapter.page for name, chapter in state.notebooks.items() if name in rerun}
     stale = []
     for uri, source, destination in documentation:
@@ -201,9 +224,9 @@ def stale_outputs(state: BuildState, documentation: list[tuple[str, str, str]], 
             continue
         sources = [Path(source)]
         if uri.startswith("reference/"):
-            sources.append(ROOT / "tutorial_code" / f"{Path(uri).stem.replace('.', '/')}.py")
+            sources.append(root / "tutorial_code" / f"{Path(uri).stem.replace('.', '/')}.py")
         else:
-            sources += [ROOT / found.path for found in includes(sources[0].read_text(encoding="utf-8"))]
+            sources += [root / found.path for found in includes(sources[0].read_text(encoding="utf-8"))]
         newest = max((path.stat().st_mtime for path in sources if path.exists()), default=0)
         if uri in pages_of_rerun or newest > dest.stat().st_mtime:
             stale.append(dest)
@@ -213,7 +236,8 @@ def stale_outputs(state: BuildState, documentation: list[tuple[str, str, str]], 
 def forget_old_runs(state: BuildState) -> None:
     """Keep the newest runs of each chapter."""
     for name in state.notebooks:
-        runs = sorted(STORE.glob(f"{name}-*.ipynb"), key=lambda p: p.stat().st_mtime, reverse=True)
+        store = state.site.checkout.store
+        runs = sorted(store.glob(f"{name}-*.ipynb"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in runs[KEEP_RUNS:]:
             old.unlink(missing_ok=True)
 

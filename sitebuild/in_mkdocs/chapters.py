@@ -10,9 +10,11 @@ takes everything a page or the notebook page shows from that one run:
 - the executed notebook itself, rendered as the notebook page and offered for download.
 
 An executed notebook is stored under a key made of the notebook's code cells, the source
-of every `tutorial_code` module they import (followed through imports), the benchmark
-results and the Python version. An edit to a module re-executes exactly the chapters that
-import it, directly or not; an edit to prose re-executes nothing.
+of every `tutorial_code` module they import (followed through imports), the package data
+those modules read (`tutorial_code/results-cpu.json`), the recorded runs where the chapter
+reads one (`benchmarks/recorded-runs.json`), and the versions. An edit to a module or to one of
+those files re-executes exactly the chapters that read it, directly or not; an edit to prose
+re-executes nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +28,15 @@ from pathlib import Path
 
 import nbformat
 
-from sitebuild.fingerprint import PACKAGES, code_fingerprint, data_fingerprint, library_versions
+from sitebuild.checkout import Checkout
+from sitebuild.fingerprint import (
+    PACKAGES,
+    code_fingerprint,
+    dependencies,
+    imported_modules,
+    library_versions,
+    module_path,
+)
 from tutorial_tools import contents
 from tutorial_tools.sections import marker, without_markers
 
@@ -75,12 +85,12 @@ class ChapterNotebook:
         code = [cell.source for cell in self.notebook.cells if cell.cell_type == "code"]
         root = self.script.parent.parent.parent
         digest = hashlib.sha256(repr(code).encode())  # Markdown cells are not part of it: prose re-runs nothing
+        # the code and the package data it reads (tutorial_code/results-cpu.json)
         digest.update(code_fingerprint(source="\n".join(code), root=root).encode())
-        digest.update(data_fingerprint(root).encode())
-        records = root / "benchmarks" / "recorded-runs.json"
-        if records.name in "\n".join(code):  # the home page lists the recorded runs it reads
+        records = Checkout(root).records
+        if records.exists() and reads_records("\n".join(code), root):  # a recorded run, or their list (home page)
             digest.update(records.read_bytes())
-        digest.update(library_versions().encode())  # the versions installed with this checkout
+        digest.update(library_versions(root).encode())  # the versions installed with this checkout
         # The chapter's process: the runner and the chapter's checks, followed through their imports.
         checks = self.script.with_name("checks.py")
         checks_source = checks.read_text(encoding="utf-8") if checks.exists() else ""
@@ -91,6 +101,18 @@ class ChapterNotebook:
             ).encode()
         )
         return digest.hexdigest()[:20]
+
+
+RECORDED_MARK = "@recorded"  # how tutorial_code marks a run the build reads from the records (shared_runs)
+
+
+def reads_records(code: str, root: Path) -> bool:
+    """Whether a chapter's code reads `benchmarks/recorded-runs.json`: it names the file, or imports, directly or
+    not, a module with a `@recorded` run. Either way its output changes when the records do."""
+    if Checkout(root).records.name in code:
+        return True
+    modules = dependencies(imported_modules(code, root), root)
+    return any(RECORDED_MARK in module_path(module, root).read_text(encoding="utf-8") for module in modules)
 
 
 def chapter_scripts(root: Path) -> dict[str, Path]:

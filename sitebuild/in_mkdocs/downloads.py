@@ -1,7 +1,7 @@
 """What a reader downloads to run a chapter elsewhere: the executed notebook, its jupytext script, a zip of all the
 notebooks, and a link that opens a notebook on Colab.
 
-Each notebook and script installs the package itself where it is missing (`INSTALL`), so it runs on Colab or a
+Each notebook and script installs the package itself where it is missing (`install_cell`), so it runs on Colab or a
 fresh Jupyter, not only in a clone. The script is the chapter's `docs/<chapter>/script.py` without the section
 markers the pages include it by, and it saves each figure as a PNG file, since `python` shows no figure.
 """
@@ -11,60 +11,57 @@ from __future__ import annotations
 import copy
 import io
 import zipfile
-from pathlib import Path
 
 import nbformat
 
 from sitebuild.in_mkdocs import chapters as chapter_runs
 from tutorial_tools.sections import marker
 
-ROOT = Path(__file__).resolve().parents[2]
-REPOSITORY = next(  # repo_url of mkdocs.yml: where a notebook installs the package from
-    line.split(":", 1)[1].strip()
-    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines()
-    if line.startswith("repo_url:")
-)
 NOTEBOOK_BRANCH = "notebooks"  # the branch .github/workflows/pages.yml pushes the built notebooks to, for Colab
 ZIP_NAME = "notebooks.zip"
 
-INSTALL = (
-    "# On Colab or a fresh Jupyter: install this tutorial's package when it is missing\n"
-    "# (in a clone of the repository, `pip install -e .` does the same).\n"
-    "import importlib.util\n"
-    "import subprocess\n"
-    "import sys\n\n"
-    'if importlib.util.find_spec("tutorial_code") is None:\n'
-    f'    package = "transformer-tutorial @ git+{REPOSITORY}"\n'
-    '    subprocess.run([sys.executable, "-m", "pip", "install", package], check=True)\n'
-)
-"""The first code cell of every download: it installs the package from the repository where `tutorial_code` is
-missing; where it is installed (the build, a clone, a wheel) it does nothing."""
+
+def install_cell(repository: str) -> str:
+    """The first code cell of every download: it installs the package from `repository` (`repo_url` of the
+    mkdocs.yml being built) where `tutorial_code` is missing; where it is installed (the build, a clone, a wheel)
+    it does nothing."""
+    return (
+        "# On Colab or a fresh Jupyter: install this tutorial's package when it is missing\n"
+        "# (in a clone of the repository, `pip install -e .` does the same).\n"
+        "import importlib.util\n"
+        "import subprocess\n"
+        "import sys\n\n"
+        'if importlib.util.find_spec("tutorial_code") is None:\n'
+        f'    package = "transformer-tutorial @ git+{repository}"\n'
+        '    subprocess.run([sys.executable, "-m", "pip", "install", package], check=True)\n'
+    )
+
 
 SAVE_FIGURES = (
     "# With `python`, which shows no figure, each figure is saved as a PNG file here\nimport matplotlib.pyplot as plt\n"
 )
 
 
-def colab_url(name: str) -> str:
-    """The address that opens the notebook `name` on Colab, from the notebook branch of the repository."""
-    repository = REPOSITORY.removeprefix("https://github.com/").rstrip("/")
+def colab_url(name: str, repository: str) -> str:
+    """The address that opens the notebook `name` on Colab, from the notebook branch of `repository`."""
+    repository = repository.removeprefix("https://github.com/").rstrip("/")
     return f"https://colab.research.google.com/github/{repository}/blob/{NOTEBOOK_BRANCH}/{name}.ipynb"
 
 
-def links_cell(chapter: chapter_runs.ChapterNotebook, site_url: str) -> nbformat.NotebookNode:
+def links_cell(chapter: chapter_runs.ChapterNotebook, site_url: str, repository: str) -> nbformat.NotebookNode:
     """The notebook's second cell: its page, its downloads, Colab, the command."""
     url = site_url + chapter.page.removesuffix("index.md")
     name = chapter.name
     return nbformat.v4.new_markdown_cell(
         f"This notebook is the code of the chapter page [{url}]({url}), executed when the site was built. "
         f"Download it: [{name}.ipynb]({name}.ipynb) (with these outputs) or [{name}.py]({name}.py) "
-        f"(the jupytext source), or [open it in Colab]({colab_url(name)}). It needs the `tutorial_code` "
+        f"(the jupytext source), or [open it in Colab]({colab_url(name, repository)}). It needs the `tutorial_code` "
         "package: the next cell installs it from the repository where it is missing.\n\n"
         f"From a terminal: `transformer-tutorial {chapter.command} --help`."
     )
 
 
-def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url: str) -> bytes:
+def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url: str, repository: str) -> bytes:
     """The executed notebook as readers get it: the current Markdown cells, a cell of links, the install cell, the
     outputs."""
     notebook = chapter_runs.with_outputs(copy.deepcopy(chapter.notebook), executed)
@@ -72,15 +69,15 @@ def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url
     if cells and cells[0].cell_type == "markdown" and cells[0].source.startswith("# "):
         title, _, rest = cells[0].source.partition("\n")
         cells[0].source = f"{title}: the notebook\n{rest}"  # tells it apart from the chapter page in tabs and links
-    links = links_cell(chapter, site_url)
+    links = links_cell(chapter, site_url, repository)
     links["id"] = f"{chapter.name}-links"
-    install = nbformat.v4.new_code_cell(INSTALL)
+    install = nbformat.v4.new_code_cell(install_cell(repository))
     install["id"] = f"{chapter.name}-install"
     cells[1:1] = [links, install]
     return nbformat.writes(notebook).encode()
 
 
-def downloadable_script(source: str, figures: set[str]) -> str:
+def downloadable_script(source: str, figures: set[str], repository: str) -> str:
     """The chapter script `source` as readers download it: no section markers, the install cell after the title
     cell, and a `plt.savefig` at the end of each section in `figures` (those that draw one)."""
     lines, title_done = [], False
@@ -88,7 +85,7 @@ def downloadable_script(source: str, figures: set[str]) -> str:
         found = marker(line)
         if found is None:
             if not title_done and line.startswith("# %%") and lines:
-                lines += ["# %%", *INSTALL.splitlines(), "", ""]
+                lines += ["# %%", *install_cell(repository).splitlines(), "", ""]
                 if figures:
                     lines += ["# %%", *SAVE_FIGURES.splitlines(), "", ""]
                 title_done = True

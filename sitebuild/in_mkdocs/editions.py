@@ -3,7 +3,8 @@ troubleshooting table's prose, and links from a Chinese page to pages that exist
 
 The words come from `i18n/strings.yml` and, for what a chapter prints and draws, from its folder
 (`docs/<chapter>/strings.zh.yml`, the troubleshooting table's `table.zh.yml`); the chapter list from
-`tutorial_tools.contents`.
+`tutorial_tools.contents`. Every reader takes the root of the checkout being built; what they read is kept until
+the next build starts (`forget`), so that `mkdocs serve` shows an edited word on its next rebuild.
 """
 
 from __future__ import annotations
@@ -18,63 +19,69 @@ import yaml
 from sitebuild.in_mkdocs import downloads
 from tutorial_tools import contents
 
-ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = "notebooks"
 NOTEBOOK_LIST = "<!-- chapter notebooks -->"
-TABLE = ROOT / "docs" / "troubleshooting" / "table.zh.yml"
+TABLE = Path("docs", "troubleshooting", "table.zh.yml")  # in the checkout
 # Links from a Chinese page to a page that only the English pass builds: a notebook or an API page.
 ENGLISH_ONLY = re.compile(r"\]\((?:\.\./)*((?:notebooks|reference)/[\w-]+)\.(?:ipynb|md)(#[\w.-]*)?\)")
 
 
 @functools.cache
-def strings(language: str) -> dict[str, str]:
+def strings(language: str, root: Path) -> dict[str, str]:
     """The build's words in `language` (`en` or `zh`)."""
-    return yaml.safe_load((ROOT / "i18n" / "strings.yml").read_text(encoding="utf-8"))[language]
+    return yaml.safe_load((root / "i18n" / "strings.yml").read_text(encoding="utf-8"))[language]
 
 
-def chinese_interface(output: str) -> str:
+def forget() -> None:
+    """Drop every word read so far: a build starts (`mkdocs serve` rebuilds in the same process)."""
+    for reader in (strings, chapter_strings, output_phrases, figure_phrases):
+        reader.cache_clear()
+
+
+def chinese_interface(output: str, root: Path) -> str:
     """A Chinese page's HTML with the English texts of the theme and the Markdown extensions (permalink titles,
     the colour-scheme switch) in Chinese: `interface` in i18n/strings.yml."""
-    for english, chinese in strings("zh")["interface"].items():
+    for english, chinese in strings("zh", root)["interface"].items():
         output = output.replace(english, chinese)
     return output
 
 
-def run_box(chapter: contents.Chapter, language: str) -> str:
+def run_box(chapter: contents.Chapter, language: str, root: Path) -> str:
     """The admonition under a chapter's heading: its notebook, its downloads, its command."""
-    words = strings(language)
+    words = strings(language, root)
     up = "../" * chapter.page_path.count("/")  # from the chapter's page to the top of docs/
     text = words["run_box"].format(name=chapter.slug, command=chapter.command, notebooks=up + NOTEBOOK_DIR, up=up)
     return f'!!! example "{words["run_box_title"]}"\n\n    {text}\n'
 
 
-def notebook_list(language: str) -> str:
+def notebook_list(language: str, root: Path, repository: str) -> str:
     """The notebook page's list: every chapter in reading order, with its title in `language`."""
-    words, lines = strings(language), []
+    words, lines = strings(language, root), []
     for chapter in contents.CHAPTERS:
         name = chapter.slug
         title = words["notebook_title"].format(title=chapter.heading(language))
         lines.append(
             f"- [{title}]({NOTEBOOK_DIR}/{name}.ipynb): [{name}.ipynb]({NOTEBOOK_DIR}/{name}/{name}.ipynb), "
-            f"[{name}.py]({NOTEBOOK_DIR}/{name}/{name}.py), [Colab]({downloads.colab_url(name)}), "
+            f"[{name}.py]({NOTEBOOK_DIR}/{name}/{name}.py), [Colab]({downloads.colab_url(name, repository)}), "
             f"`transformer-tutorial {chapter.command}`"
         )
     every = words["notebook_zip"].format(zip=f"{NOTEBOOK_DIR}/{downloads.ZIP_NAME}")
     return every + "\n\n" + "\n".join(lines)
 
 
-def with_run_box(markdown: str, chapter: contents.Chapter, language: str) -> str:
+def with_run_box(markdown: str, chapter: contents.Chapter, language: str, root: Path) -> str:
     """`markdown` with the run box right under its first heading."""
+    box = run_box(chapter, language, root)
     lines = markdown.splitlines(keepends=True)
     for index, line in enumerate(lines):
         if line.startswith("# "):
-            return "".join(lines[: index + 1]) + "\n" + run_box(chapter, language) + "\n" + "".join(lines[index + 1 :])
-    return run_box(chapter, language) + "\n" + markdown
+            return "".join(lines[: index + 1]) + "\n" + box + "\n" + "".join(lines[index + 1 :])
+    return box + "\n" + markdown
 
 
-def recorded_note(entries: list[dict], language: str) -> str:
+def recorded_note(entries: list[dict], language: str, root: Path) -> str:
     """A note that the numbers above are a recorded run, not this build's, with each machine they ran on."""
-    words = strings(language)
+    words = strings(language, root)
     machines = []
     for entry in entries:
         machine = entry.get("machine") or {}
@@ -90,19 +97,19 @@ def recorded_note(entries: list[dict], language: str) -> str:
     return f'!!! note "{words["recorded_title"]}"\n\n    {body}\n'
 
 
-def rendered(chapter: str, section: str, data: object, language: str) -> str | None:
+def rendered(chapter: str, section: str, data: object, language: str, root: Path) -> str | None:
     """The output of a section in `language`, when that edition renders it from data; else None (the printed
     text is shown)."""
     if language == "zh" and (chapter, section) == ("troubleshooting", "table"):
-        return troubleshooting_table(data)
+        return troubleshooting_table(data, root)
     return None
 
 
-def troubleshooting_table(data: dict) -> str:
+def troubleshooting_table(data: dict, root: Path) -> str:
     """The troubleshooting table in Chinese, from the rows the chapter ran: its problem, cause and fix columns
     from `docs/troubleshooting/table.zh.yml`; the symptoms and what the fix gives in Chinese where the site measured
     them, as printed where PyTorch printed them."""
-    prose = yaml.safe_load(TABLE.read_text(encoding="utf-8"))  # keyed by the English title
+    prose = yaml.safe_load((root / TABLE).read_text(encoding="utf-8"))  # keyed by the English title
     lines = [
         f"测量所用的 PyTorch 版本：{data['torch']}。",
         "",
@@ -111,7 +118,7 @@ def troubleshooting_table(data: dict) -> str:
     ]
     for row in data["value"]:
         words = prose[row["title"]]
-        symptom, after = measured_in_chinese(row["symptom"]), measured_in_chinese(row["after"])
+        symptom, after = measured_in_chinese(row["symptom"], root), measured_in_chinese(row["after"], root)
         if symptom == row["symptom"]:  # printed by PyTorch (or Python): shown as printed, as code
             symptom = f"`{symptom}`"
         symptom, after = symptom.replace("|", "\\|"), after.replace("|", "\\|")
@@ -119,12 +126,12 @@ def troubleshooting_table(data: dict) -> str:
     return "\n".join(lines)
 
 
-def measured_in_chinese(text: str) -> str:
+def measured_in_chinese(text: str, root: Path) -> str:
     """A troubleshooting cell that the site measured, in Chinese (`outputs: table` in
     docs/troubleshooting/strings.zh.yml); an error message PyTorch printed stays as it is."""
     if re.match(r"\w*(Error|Warning)\b", text):
         return text
-    return in_chinese("troubleshooting", "table", text)
+    return in_chinese("troubleshooting", "table", text, root)
 
 
 STRINGS = "strings.zh.yml"  # in each chapter's folder: what it prints as prose and draws, in Chinese
@@ -174,26 +181,26 @@ def compiled_phrases(phrases: dict[str, str]) -> list[tuple[re.Pattern[str], str
 
 
 @functools.cache
-def chapter_strings(chapter: str) -> dict:
+def chapter_strings(chapter: str, root: Path) -> dict:
     """A chapter's `docs/<chapter>/strings.zh.yml`: `outputs` by section, `figures`; empty when it has none."""
-    path = ROOT / "docs" / chapter / STRINGS
+    path = root / "docs" / chapter / STRINGS
     return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
 
 
 @functools.cache
-def output_phrases(chapter: str, section: str) -> list[tuple[re.Pattern[str], str]]:
+def output_phrases(chapter: str, section: str, root: Path) -> list[tuple[re.Pattern[str], str]]:
     """The (English pattern, Chinese) pairs of what a section prints as prose, from its chapter's strings."""
-    return compiled_phrases((chapter_strings(chapter).get("outputs") or {}).get(section) or {})
+    return compiled_phrases((chapter_strings(chapter, root).get("outputs") or {}).get(section) or {})
 
 
-def in_chinese(chapter: str, section: str, text: str) -> str:
+def in_chinese(chapter: str, section: str, text: str, root: Path) -> str:
     """What a section printed as Markdown (a table, a sentence), with its English phrases put in Chinese from
     `docs/<chapter>/strings.zh.yml`; the numbers and names stay as printed.
 
     Raises:
         Untranslated: If English words are left: the message names the lines to add to the file.
     """
-    for pattern, chinese in output_phrases(chapter, section):
+    for pattern, chinese in output_phrases(chapter, section, root):
         text = pattern.sub(chinese, text)
     left = [line for line in text.splitlines() if english_words(line)]
     if left:
@@ -204,7 +211,7 @@ def in_chinese(chapter: str, section: str, text: str) -> str:
     return text
 
 
-FIGURE_WORDS = ROOT / "i18n" / "figures.zh.yml"
+FIGURE_WORDS = Path("i18n", "figures.zh.yml")  # in the checkout
 CHINESE_FIGURES = "zh"  # figures/zh/<section>.svg
 SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]+)(</text>)")
 # Chinese fonts the reader's system may have, after the figure's own: the site loads no web fonts.
@@ -212,21 +219,22 @@ CJK_FONTS = "'Noto Sans CJK SC', 'Source Han Sans SC', 'WenQuanYi Micro Hei', 'P
 
 
 @functools.cache
-def figure_phrases(chapter: str | None = None) -> list[tuple[re.Pattern[str], str]]:
+def figure_phrases(root: Path, chapter: str | None = None) -> list[tuple[re.Pattern[str], str]]:
     """The words several chapters draw (`i18n/figures.zh.yml`) and those of `chapter`'s own figures (`figures` in
     its strings), compiled like `output_phrases`, each phrase matching a whole text of a figure."""
-    table = dict(yaml.safe_load(FIGURE_WORDS.read_text(encoding="utf-8")) or {})
-    table.update(chapter_strings(chapter).get("figures") or {} if chapter else {})
+    table = dict(yaml.safe_load((root / FIGURE_WORDS).read_text(encoding="utf-8")) or {})
+    table.update(chapter_strings(chapter, root).get("figures") or {} if chapter else {})
     return [(re.compile(f"^{pattern.pattern}$"), chinese) for pattern, chinese in compiled_phrases(table)]
 
 
-def figure_in_chinese(svg: str, chapter: str | None = None) -> str:
+def figure_in_chinese(svg: str, root: Path, chapter: str | None = None) -> str:
     r"""A figure drawn as SVG with its words as text (`sitebuild/in_chapter/execute.py`), its words in Chinese from
     `i18n/figures.zh.yml` and `chapter`'s strings, in a font stack that has Chinese glyphs. Numbers, names and
     formulas stay.
 
     Examples:
-        >>> chinese = figure_in_chinese("<text style=\"font-family: 'DejaVu Sans'\" x=\"1\">key 3</text>")
+        >>> svg = "<text style=\"font-family: 'DejaVu Sans'\" x=\"1\">key 3</text>"
+        >>> chinese = figure_in_chinese(svg, Path())  # the checkout: here, the folder the tests run in
         >>> chinese.endswith('>键 3</text>') and "'Noto Sans CJK SC'" in chinese
         True
 
@@ -238,7 +246,7 @@ def figure_in_chinese(svg: str, chapter: str | None = None) -> str:
     def translate(match: re.Match[str]) -> str:
         opening, text, closing = match.groups()
         english = html.unescape(text)
-        for pattern, chinese in figure_phrases(chapter):
+        for pattern, chinese in figure_phrases(root, chapter):
             if pattern.fullmatch(english):
                 english = pattern.sub(chinese, english)
                 break

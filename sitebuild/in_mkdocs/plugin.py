@@ -20,6 +20,7 @@ fingerprints read this checkout's files.
 
 from __future__ import annotations
 
+import importlib
 import time
 from pathlib import Path
 
@@ -73,19 +74,23 @@ class SitePlugin(BasePlugin[SiteConfig]):
     """Runs every chapter once; pages, figures and notebooks in both editions come from that run."""
 
     def __init__(self) -> None:
-        self.state = BuildState()
+        self.state: BuildState | None = None  # made when a build starts
 
     @event_priority(100)  # before mkdocs-static-i18n (-100) reads the navigation and search its settings
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        if not self.state.pass_started:  # a new build; otherwise the Chinese pass, run inside the English one
-            self.state = BuildState()
         if self.config.chapter_workers < 1:
             raise PluginError(f"tutorial-site: chapter_workers is {self.config.chapter_workers}; give 1 or more")
+        if self.state is None or not self.state.pass_started:  # a new build, not the Chinese pass inside one
+            # Everything hangs off the mkdocs.yml being built; what the last build read is read again, so that
+            # `mkdocs serve` shows an edited word, chapter list or chapter folder on its next rebuild.
+            importlib.reload(contents)
+            editions.forget()
+            self.state = BuildState(build.Site.of_config(config.config_file_path, config.repo_url))
         config["nav"] = contents.navigation("en")
         plugin_fixes.set_chinese_navigation(config, contents.navigation("zh"))
         here = Path(config.config_file_path).parent
         plugin_fixes.set_notebook_cache(config, here / self.config.notebook_cache)
-        plugin_fixes.use_glossary_in_search(config, search_words.jieba_dictionary())
+        plugin_fixes.use_glossary_in_search(config, search_words.jieba_dictionary(self.state.site.root))
         return config
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
@@ -97,9 +102,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
     def add_chapter_files(self, files: Files, config: MkDocsConfig) -> Files:
         state = self.state
         if language(config) == "en":
-            site_url = build.published_site_url(config.config_file_path)
             try:
-                rerun = build.run_and_publish(state, site_url, self.config.chapter_workers)
+                rerun = build.run_and_publish(state, self.config.chapter_workers)
             except (ChapterError, pages.PageError) as error:
                 raise PluginError(str(error)) from error
             log.info(state.log[-1])
@@ -107,7 +111,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
             for stale in build.stale_outputs(state, documentation, rerun):
                 stale.unlink()
             for uri in state.notebook_files:  # the notebook pages: English only
-                files.append(File(uri, str(build.PUBLISHED), config.site_dir, config.use_directory_urls))
+                published = str(state.site.checkout.published)
+                files.append(File(uri, published, config.site_dir, config.use_directory_urls))
         for uri, content in state.generated:
             files.append(File.generated(config, uri, content=content))
         return files
@@ -124,7 +129,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         plugin_fixes.restore_generated_files(self.state.held, files, config)
         self.state.held = []
         if language(config) == "zh":  # the API reference exists in English only
-            nav.items.append(Link(editions.strings("zh")["api_reference"], "reference/"))
+            nav.items.append(Link(editions.strings("zh", self.state.site.root)["api_reference"], "reference/"))
         return nav
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -142,10 +147,11 @@ class SitePlugin(BasePlugin[SiteConfig]):
         except pages.PageError as error:
             raise PluginError(f"{uri}: {error}") from error
         if uri == "notebooks.md":
-            markdown = markdown.replace(editions.NOTEBOOK_LIST, editions.notebook_list(edition))
+            listed = editions.notebook_list(edition, state.site.root, state.site.repository)
+            markdown = markdown.replace(editions.NOTEBOOK_LIST, listed)
         chapter = state.chapter_of_page(uri)
         if chapter is not None:
-            markdown = editions.with_run_box(markdown, chapter, edition)
+            markdown = editions.with_run_box(markdown, chapter, edition, state.site.root)
         if edition == "zh":
             markdown = editions.to_english_pages(markdown, page.url)
         found = descriptions.description(markdown)
@@ -207,7 +213,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if not is_notebook_page(page):  # nbconvert's colours there, not the theme's
             output = code_tokens.lighter_code(output)
         if language(config) == "zh":
-            output = search_words.chinese_search_base(editions.chinese_interface(output))
+            output = search_words.chinese_search_base(editions.chinese_interface(output, self.state.site.root))
         return build.without_alternate_links(output)
 
     def on_post_template(self, output: str, template_name: str, config: MkDocsConfig) -> str:
@@ -217,15 +223,15 @@ class SitePlugin(BasePlugin[SiteConfig]):
             return output
         output = build.without_alternate_links(page_assets.trimmed(output, api_page=False))
         if language(config) == "zh":
-            output = build.chinese_not_found(output, build.published_site_url(config.config_file_path))
-            output = search_words.chinese_search_base(editions.chinese_interface(output))
+            output = build.chinese_not_found(output, self.state.site.site_url)
+            output = search_words.chinese_search_base(editions.chinese_interface(output, self.state.site.root))
         self.state.not_found[language(config)] = output
         return output
 
     def on_build_error(self, *, error: Exception) -> None:
         """A failed build leaves no state behind: under `mkdocs serve` the next build starts from a fresh one
         (its chapter runs, generated files and passes), not from what the failed one had half done."""
-        self.state = BuildState()
+        self.state = None
 
     @event_priority(-200)  # after mkdocs-static-i18n, whose English on_post_build runs the whole Chinese pass
     def on_post_build(self, *, config: MkDocsConfig) -> None:
@@ -246,6 +252,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         plugin_fixes.one_search_entry_per_section(config)
         notebooks = [str(Path(uri).with_suffix("")) + "/" for uri in state.notebook_files]
         headings = contents.by_slug()
-        search_words.one_index_per_edition(site, [(n, headings[Path(n).name].heading()) for n in notebooks])
-        build.with_notebook_pages_in_sitemap(site, build.published_site_url(config.config_file_path), notebooks)
+        entries = [(n, headings[Path(n).name].heading()) for n in notebooks]
+        search_words.one_index_per_edition(site, state.site.root, entries)
+        build.with_notebook_pages_in_sitemap(site, state.site.site_url, notebooks)
         build.forget_old_runs(state)

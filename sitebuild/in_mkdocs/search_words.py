@@ -9,30 +9,31 @@ import yaml
 
 from sitebuild.in_mkdocs.descriptions import latex_as_text
 
-ROOT = Path(__file__).resolve().parents[2]
-GLOSSARY = ROOT / "i18n" / "glossary.yml"
+GLOSSARY = Path("i18n", "glossary.yml")  # in the checkout
 
 
-def jieba_dictionary() -> Path:
-    """jieba's user dictionary made of the glossary's Chinese terms (written only when it changes)."""
-    words = ROOT / ".cache" / "jieba-glossary.txt"
+def jieba_dictionary(root: Path) -> Path:
+    """jieba's user dictionary made of the glossary's Chinese terms (written only when it changes), in the checkout
+    `root`'s `.cache/`."""
+    words = root / ".cache" / "jieba-glossary.txt"
     words.parent.mkdir(parents=True, exist_ok=True)
-    glossary = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))
+    glossary = yaml.safe_load((root / GLOSSARY).read_text(encoding="utf-8"))
     text = "".join(f"{term.replace(' ', '')} 1000 n\n" for term in glossary.values())
     if not words.exists() or words.read_text(encoding="utf-8") != text:
         words.write_text(text, encoding="utf-8")
     return words
 
 
-USAGE = ROOT / "i18n" / "glossary_usage.yml"
+USAGE = Path("i18n", "glossary_usage.yml")  # in the checkout
 CHINESE = "zh"
 CUT = "\u200b"  # how the search plugin's text marks jieba's cuts, and what its separator splits on
 TITLE_CUT = "<wbr>"  # the same in a title, which results show as HTML: a cut that no reader sees, copies or hears
 
 
-def other_names() -> dict[str, list[str]]:
+def other_names(root: Path) -> dict[str, list[str]]:
     """`{glossary term: [other names readers search for]}`, from `also_known_as` in i18n/glossary_usage.yml."""
-    usage = yaml.safe_load(USAGE.read_text(encoding="utf-8")) if USAGE.exists() else {}
+    usage_file = root / USAGE
+    usage = yaml.safe_load(usage_file.read_text(encoding="utf-8")) if usage_file.exists() else {}
     return {term: list(names) for term, names in (usage or {}).get("also_known_as", {}).items()}
 
 
@@ -59,7 +60,7 @@ def plain_title(title: str) -> str:
     return latex_as_text(title.replace("\\(", "").replace("\\)", ""))
 
 
-def one_index_per_edition(site_dir: Path, notebooks: list[tuple[str, str]] = ()) -> None:
+def one_index_per_edition(site_dir: Path, root: Path, notebooks: list[tuple[str, str]] = ()) -> None:
     """Split the site's one search index into an English one (where it is) and a Chinese one (`zh/search/`).
 
     mkdocs-static-i18n gives both passes one index, so English and API pages ranked first for a query typed on
@@ -83,7 +84,7 @@ def one_index_per_edition(site_dir: Path, notebooks: list[tuple[str, str]] = ())
     chinese = [doc for doc in index["docs"] if doc["location"].startswith(prefix)]
     if not chinese:
         return
-    names = other_names()
+    names = other_names(root)
     english = {**index, "docs": [doc for doc in index["docs"] if not doc["location"].startswith(prefix)]}
     english["docs"] += [notebook_entry(location, heading) for location, heading in notebooks]
     for doc in chinese:

@@ -37,12 +37,12 @@ def test_a_second_build_executes_no_chapter(site):
     run when the run's key (its code and the code it imports, `ChapterNotebook.key`) is in the store: every
     chapter's is, after the session's build. (The deep-edit test below builds again, and finds the chapters that
     do not import the edited module reused.)"""
-    from sitebuild.in_mkdocs.build import STORE
+    from sitebuild.checkout import Checkout
 
     missing = [
         name
         for name, script in chapters.chapter_scripts(ROOT).items()
-        if not (STORE / f"{name}-{chapters.read_notebook(script).key()}.ipynb").exists()
+        if not (Checkout(ROOT).store / f"{name}-{chapters.read_notebook(script).key()}.ipynb").exists()
     ]
     assert missing == []
 

@@ -11,7 +11,7 @@ from conftest import ROOT, executed_chapters
 from sitebuild.in_chapter.claims import ClaimError, broken, check, claims_of
 from sitebuild.in_mkdocs.chapters import chapter_scripts
 
-CLAIMS = {found.statement: (name, found) for name in chapter_scripts(ROOT) for found in claims_of(name)}
+CLAIMS = {found.statement: (name, found) for name in chapter_scripts(ROOT) for found in claims_of(name, ROOT)}
 PAGES = sorted({found.page for _, found in CLAIMS.values()})
 
 

@@ -68,7 +68,7 @@ def with_recorded_runs_imported(code: str) -> str:
     """`code` with each definition of a recorded comparison (`@recorded` in tutorial_code) replaced by an import
     of the library's function. A reader who pastes the definition trains every seed (minutes, and timings of
     their own); the build read the comparison from benchmarks/recorded-runs.json, and so does the test."""
-    recorded = recorded_functions()
+    recorded = recorded_functions(ROOT)
     tree = ast.parse(code)
     lines = code.splitlines()
     for node in reversed(tree.body):

@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-from sitebuild.fingerprint import ROOT
+from sitebuild.checkout import Checkout
 from sitebuild.in_chapter.claims import claims_of
 from sitebuild.in_chapter.provenance import marked_names, recorded_names_by_section, source_functions
 from sitebuild.in_chapter.recorded_runs import read_records
@@ -20,9 +21,9 @@ pytestmark = pytest.mark.unit
 
 @pytest.mark.parametrize("chapter", [chapter.slug for chapter in contents.CHAPTERS])
 def test_a_live_check_reads_no_record_and_a_recorded_check_reads_only_records(chapter):
-    by_section = recorded_names_by_section((ROOT / f"docs/{chapter}/script.py").read_text(encoding="utf-8"))
+    by_section = recorded_names_by_section((ROOT / f"docs/{chapter}/script.py").read_text(encoding="utf-8"), ROOT)
     offending = []
-    for claim in claims_of(chapter):
+    for claim in claims_of(chapter, ROOT):
         recorded = by_section.get(claim.section, set())
         if claim.recorded:
             live = sorted(set(claim.names) - recorded)
@@ -49,7 +50,7 @@ def test_the_rule_catches_both_kinds_of_mistake(tmp_path: Path, monkeypatch):
         "live = train_sum_model(steps=10)\n"
         "# --8<-- [end:run]\n"
     )
-    by_section = recorded_names_by_section(script)
+    by_section = recorded_names_by_section(script, ROOT)
     assert by_section["run"] >= {"runs"} and "live" not in by_section["run"]
     checks = Checks()
     checks.after("run", "p: live on a record")(lambda runs: True)
@@ -75,9 +76,9 @@ def test_every_chapter_that_shows_a_record_checks_a_sentence_about_it():
         if chapter.slug in ONLY_SHOWN:
             continue
         source = (ROOT / f"docs/{chapter.slug}/script.py").read_text(encoding="utf-8")
-        if not any(names for names in recorded_names_by_section(source).values()):
+        if not any(names for names in recorded_names_by_section(source, ROOT).values()):
             continue
-        if not any(claim.recorded for claim in claims_of(chapter.slug)):
+        if not any(claim.recorded for claim in claims_of(chapter.slug, ROOT)):
             unchecked.append(chapter.slug)
     assert unchecked == [], f"chapters that show a recorded run and check no sentence about it: {unchecked}"
 
@@ -145,7 +146,7 @@ def test_a_wrapper_in_tutorial_code_around_a_recorded_run_is_a_source(tmp_path: 
 
 
 def test_every_recorded_run_says_where_it_ran():
-    for call, entry in read_records().items():
+    for call, entry in read_records(Checkout(ROOT).records).items():
         machine = entry.get("machine") or {}
         assert {"cpu", "torch_threads", "torch", "date"} <= set(machine), f"{call}: no machine recorded"
 

@@ -5,6 +5,7 @@ import re
 
 import pytest
 import yaml
+from conftest import ROOT
 
 from sitebuild.in_mkdocs import editions
 
@@ -15,7 +16,7 @@ def test_a_table_and_a_sentence_are_put_in_chinese_with_their_numbers():
         "| warm-up, then cosine to 0 | 0.0124 ± 0.0040 | 0.0164, 0.0121, 0.0085 |\n"
         "| warm-up | 0.0177 ± 0.0133 | 0.0330, 0.0094, 0.0106 |"
     )
-    chinese = editions.in_chinese("best_practices", "schedule", table)
+    chinese = editions.in_chinese("best_practices", "schedule", table, ROOT)
     assert chinese.splitlines()[0] == "| 学习率 0.01，200 步 | 留出 MSE：3 个种子的均值 ± 标准差 | 各种子 |"
     assert "| 预热，然后按余弦降到 0 | 0.0124 ± 0.0040 |" in chinese and "| 预热 | 0.0177" in chinese
 
@@ -23,24 +24,24 @@ def test_a_table_and_a_sentence_are_put_in_chinese_with_their_numbers():
 def test_english_left_in_a_printed_table_stops_the_build_and_names_the_file():
     wanted = r"under 'outputs: behaviour_table:' in docs/masks/strings.zh.yml: \['\| a row nobody translated \|'\]"
     with pytest.raises(editions.Untranslated, match=wanted):
-        editions.in_chinese("masks", "behaviour_table", "| implementation |\n|---|\n| a row nobody translated |")
+        editions.in_chinese("masks", "behaviour_table", "| implementation |\n|---|\n| a row nobody translated |", ROOT)
 
 
 def test_the_troubleshooting_cells_keep_pytorch_messages_and_translate_measurements():
     error = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x32 and 64x64)"
-    assert editions.measured_in_chinese(error) == error
-    assert editions.measured_in_chinese("held-out MSE after 200 steps: 0.637") == "训练 200 步后的留出 MSE：0.637"
+    assert editions.measured_in_chinese(error, ROOT) == error
+    assert editions.measured_in_chinese("held-out MSE after 200 steps: 0.637", ROOT) == "训练 200 步后的留出 MSE：0.637"
 
 
 def every_phrase():
     """`(where, English, Chinese)` for each phrase of the chapters' strings and of the shared figure words."""
-    for path in sorted(editions.ROOT.glob(f"docs/*/{editions.STRINGS}")):
+    for path in sorted(ROOT.glob(f"docs/*/{editions.STRINGS}")):
         strings = yaml.safe_load(path.read_text(encoding="utf-8"))
         assert set(strings) <= {"outputs", "figures"}, path
         for section, phrases in (strings.get("outputs") or {}).items():
             yield from ((f"{path.parent.name}:{section}", english, chinese) for english, chinese in phrases.items())
         yield from ((f"{path.parent.name} figures", *pair) for pair in (strings.get("figures") or {}).items())
-    shared = yaml.safe_load(editions.FIGURE_WORDS.read_text(encoding="utf-8"))
+    shared = yaml.safe_load((ROOT / editions.FIGURE_WORDS).read_text(encoding="utf-8"))
     yield from (("i18n/figures.zh.yml", *pair) for pair in shared.items())
 
 

@@ -12,7 +12,7 @@ from sitebuild.in_chapter.claims import CheckInputError, Checks, ClaimError, bro
 from sitebuild.in_mkdocs.chapters import chapter_scripts, read_notebook
 
 CHAPTERS = chapter_scripts(ROOT)
-ALL_CLAIMS = [(name, found) for name in CHAPTERS for found in claims_of(name)]
+ALL_CLAIMS = [(name, found) for name in CHAPTERS for found in claims_of(name, ROOT)]
 
 #: Calls that measure time while the chapter runs: their results vary with the machine's load.
 TIMERS = {"time_layers", "median_ms", "perf_counter", "monotonic", "time", "Timer", "timeit", "generation_speed"}

@@ -121,7 +121,8 @@ def arguments_by_kind() -> dict[str, list[tuple[str, str]]]:
 
 CALLABLES = public_callables()
 KINDS = arguments_by_kind()
-TRIED: Counter = Counter()
+TRIED: Counter = Counter()  # refused misuses, by kind of argument
+TRIED_ATTENTION: Counter = Counter()  # generated attention calls, by kind
 
 BAD_SIZES = st.one_of(
     st.integers(max_value=-1),
@@ -157,6 +158,7 @@ def refused(key: str, argument: str, value: object, kind: str) -> None:
         except (TypeError, ValueError) as error:
             assert argument in str(error), f"{key}({argument}={value!r}): the message does not name it: {error}"
             TRIED[kind] += 1
+            report_misuse()
             return
     if kind == "size" and value is None and inspect.signature(function).parameters[argument].default is None:
         return  # None is this argument's own default: "not given"
@@ -208,8 +210,8 @@ def test_every_probability_lies_in_0_1(target, value):
     refused(*target, value, "probability")
 
 
-def test_report_the_generated_misuse():
-    """Runs last in this file (pytest keeps the order): the counts of refused misuses, by kind."""
+def report_misuse() -> None:
+    """The counts of refused misuses so far, by kind, in the run's summary (tests/conftest.py)."""
     arguments = {kind: len(pairs) for kind, pairs in KINDS.items()}
     REPORT["generated misuse (tests/unit/test_contract.py), refused with a message naming the argument"] = (
         f"{sum(TRIED.values())} calls over {len(CALLABLES)} public callables: "
@@ -417,6 +419,9 @@ def test_attention_equals_pytorch_s_or_refuses_naming_the_argument(misuse, data)
 
     query, key, value, mask = data.draw(attention_inputs(misuse))
     TRIED_ATTENTION[misuse] += 1
+    REPORT["generated attention calls (tests/unit/test_contract.py), PyTorch's result or a named refusal"] = ", ".join(
+        f"{kind} {count}" for kind, count in sorted(TRIED_ATTENTION.items())
+    )
     if misuse in ("widths", "lengths", "ids", "mask shape"):
         named = {"widths": r"\bkey\b", "lengths": r"\bvalue\b", "ids": r"\bquery\b", "mask shape": r"\bmask\b"}
         with pytest.raises((TypeError, ValueError), match=named[misuse]):
@@ -429,14 +434,3 @@ def test_attention_equals_pytorch_s_or_refuses_naming_the_argument(misuse, data)
     if misuse != "meta":
         tolerance = {torch.float16: 1e-2, torch.bfloat16: 6e-2}.get(query.dtype, 1e-5)
         torch.testing.assert_close(output.float(), expected.float(), atol=tolerance, rtol=tolerance, equal_nan=True)
-
-
-TRIED_ATTENTION: Counter = Counter()
-
-
-def test_attention_generation_is_reported():
-    """Runs after the generated test above (in file order): how many calls of each kind it made."""
-    if TRIED_ATTENTION:
-        REPORT["generated attention calls (tests/unit/test_contract.py), PyTorch's result or a named refusal"] = (
-            ", ".join(f"{kind} {count}" for kind, count in sorted(TRIED_ATTENTION.items()))
-        )

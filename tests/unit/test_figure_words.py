@@ -58,7 +58,7 @@ def drawn_texts(source: str):
 def figure_words(chapter: str | None) -> dict[str, str]:
     """The English figure texts a chapter's figures may draw: the shared ones and the chapter's own; for a
     drawing module (no chapter), the shared ones and every chapter's."""
-    words = dict(yaml.safe_load(editions.FIGURE_WORDS.read_text(encoding="utf-8")) or {})
+    words = dict(yaml.safe_load((ROOT / editions.FIGURE_WORDS).read_text(encoding="utf-8")) or {})
     for strings in sorted((ROOT / "docs").glob(f"{chapter or '*'}/{editions.STRINGS}")):
         words |= (yaml.safe_load(strings.read_text(encoding="utf-8")) or {}).get("figures") or {}
     return words
@@ -66,7 +66,7 @@ def figure_words(chapter: str | None) -> dict[str, str]:
 
 def untranslated(path: Path, chapter: str | None) -> list[str]:
     """Each line of a text drawn in `path` that is English and matches no figure word, with where to add it."""
-    phrases = editions.figure_phrases(chapter)
+    phrases = editions.figure_phrases(ROOT, chapter)
     known = list(figure_words(chapter))
     where = (
         f"under `figures:` in docs/{chapter}/{editions.STRINGS} (or in i18n/figures.zh.yml, if several chapters "

@@ -6,8 +6,10 @@ import importlib
 import json
 
 import pytest
+from conftest import ROOT
 
 import tutorial_code
+from sitebuild.checkout import Checkout
 from sitebuild.in_chapter import recorded_runs
 from sitebuild.in_chapter.recorded_runs import (
     StaleRecord,
@@ -21,7 +23,7 @@ from tutorial_code import shared_runs
 
 
 def test_the_recorded_functions_are_found_and_wrapped():
-    found = recorded_functions()
+    found = recorded_functions(ROOT)
     assert {"held_out_mse_per_seed", "reversed_share_per_seed"} <= set(found)
     for name, module in found.items():
         function = getattr(importlib.import_module(module), name)
@@ -29,9 +31,9 @@ def test_the_recorded_functions_are_found_and_wrapped():
 
 
 def test_every_recorded_run_was_recorded_with_the_current_code():
-    functions = recorded_functions()
+    functions = recorded_functions(ROOT)
     stale = []
-    for name, entry in read_records().items():
+    for name, entry in read_records(Checkout(ROOT).records).items():
         function = name.split("(", 1)[0]
         assert function in functions, f"{name}: no @recorded function {function} in tutorial_code"
         if entry["code"] != code_version(functions[function]):

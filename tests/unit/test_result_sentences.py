@@ -8,6 +8,7 @@ belong to no chapter list theirs below.
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from result_sentences import RESULT_WORDS, covered, result_sentences, sentences
 from snippets import page_name, pages
 
@@ -34,7 +35,7 @@ ENGLISH = [page for page in pages() if ".zh." not in page.name and page.parent.n
 @pytest.mark.parametrize("page", ENGLISH, ids=[page_name(page) for page in ENGLISH])
 def test_every_result_sentence_is_checked_or_listed(page: Path):
     name = page_name(page)
-    checks = checks_of(name)
+    checks = checks_of(name, ROOT)
     listed = {**checks.not_results, **NOT_RESULTS.get(name, {})}
     statements = [claim.sentence for claim in checks.claims] + list(listed)
     unchecked = [sentence for sentence in result_sentences(page) if not covered(sentence, statements)]
@@ -49,7 +50,7 @@ def test_every_listed_sentence_is_still_on_its_page():
     by_name = {page_name(page): page for page in ENGLISH}
     stale = []
     for name, page in by_name.items():
-        listed = {**checks_of(name).not_results, **NOT_RESULTS.get(name, {})}
+        listed = {**checks_of(name, ROOT).not_results, **NOT_RESULTS.get(name, {})}
         found = result_sentences(page)
         stale += [f"{name}: {sentence!r}" for sentence in listed if not covered(sentence, found)]
     assert stale == [], f"listed as no result, but no longer a result sentence of its page: {stale}"

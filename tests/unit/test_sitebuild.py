@@ -10,6 +10,8 @@ from sitebuild.in_chapter import execute
 from sitebuild.in_chapter.kernel import WrongCheckoutError, check_checkout
 from sitebuild.in_mkdocs import chapters, pages
 
+REPOSITORY = "https://github.com/example/attention-by-hand"  # repo_url, as mkdocs.yml gives it
+
 PAGE = """# A page
 
 ```python run
@@ -124,6 +126,33 @@ def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
     assert chapters.read_notebook(masks_chapter).key() == before[masks_chapter]
 
 
+def test_a_chapter_key_covers_the_package_data_and_the_records_it_reads(tmp_path):
+    """tutorial_code/results-cpu.json (the benchmark results) and benchmarks/recorded-runs.json are read by some
+    chapters: an edit to either runs those chapters again, and no other."""
+    for folder in ("tutorial_code", "tutorial_tools", "sitebuild", "docs", "benchmarks"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    scripts = chapters.chapter_scripts(tmp_path)
+
+    def keys() -> dict[str, str]:
+        return {name: chapters.read_notebook(path).key() for name, path in scripts.items()}
+
+    def changed(before: dict[str, str]) -> set[str]:
+        return {name for name, key in keys().items() if key != before[name]}
+
+    before = keys()
+    results = tmp_path / "tutorial_code" / "results-cpu.json"
+    results.write_text(results.read_text(encoding="utf-8").replace('"matmul_gflops": ', '"matmul_gflops": 1'))
+    assert changed(before) == {"best_practices", "kv_cache", "overview"}  # the three that show the benchmark
+
+    before = keys()
+    records = tmp_path / "benchmarks" / "recorded-runs.json"
+    records.write_text(records.read_text(encoding="utf-8").replace('"date": "', '"date": "1'), encoding="utf-8")
+    rerun = changed(before)
+    assert "overview" in rerun, "the home page lists the recorded runs: a new record must show there"
+    assert {"training", "best_practices", "encoder_decoder", "language_model", "todays_models"} <= rerun
+    assert not rerun & {"masks", "positional_encoding", "multi_head_attention"}  # they read no record
+
+
 def test_the_build_refuses_another_copy_of_the_package(tmp_path):
     check_checkout(ROOT)  # the tests import the checkout
     with pytest.raises(WrongCheckoutError, match=r"imported tutorial_code from .*pip install -e"):
@@ -170,13 +199,13 @@ def test_the_chinese_troubleshooting_table_is_rendered_from_the_rows_the_chapter
     printed = [f"RuntimeError: symptom {i} | piped" for i in range(3)]  # PyTorch's words: kept as printed
     rows = [Row(p.name, p.title, printed[i], f"loss = 0.{i}", True, True) for i, p in enumerate(PROBLEMS[:3])]
     data = {"torch": "9.9.9", "value": execute.as_data(rows)}
-    chinese = editions.rendered("troubleshooting", "table", data, "zh").splitlines()
+    chinese = editions.rendered("troubleshooting", "table", data, "zh", ROOT).splitlines()
     english = markdown_table(rows).splitlines()
     assert len(chinese) == len(english) and "9.9.9" in chinese[0]
     for i, line in enumerate(chinese[4:]):
         assert f"`RuntimeError: symptom {i} \\| piped`" in line and line.endswith(f"| 损失 = 0.{i} |")
         assert PROBLEMS[i].title not in line and PROBLEMS[i].cause not in line  # the prose is the Chinese one
-    assert editions.rendered("troubleshooting", "table", data, "en") is None  # English shows what was printed
+    assert editions.rendered("troubleshooting", "table", data, "en", ROOT) is None  # English shows what was printed
 
 
 def test_a_notebook_figure_links_to_the_published_file_with_the_same_bytes(tmp_path):
@@ -202,14 +231,14 @@ def test_the_downloaded_script_has_no_markers_installs_first_and_saves_each_figu
         "# %%\n# --8<-- [start:maps]\nfig = draw()\n# --8<-- [end:maps]\n\n\n# %%\n# --8<-- [start:text]\n"
         "print(1)\n# --8<-- [end:text]\n"
     )
-    script = downloads.downloadable_script(source, {"maps"})
+    script = downloads.downloadable_script(source, {"maps"}, REPOSITORY)
     assert "--8<--" not in script
     cells = script.split("# %%")
     assert cells[1].startswith(" [markdown]") and "find_spec" in cells[2] and "import matplotlib.pyplot" in cells[3]
     assert 'fig = draw()\nplt.savefig("maps.png", bbox_inches="tight")\n' in script
     assert script.count("savefig") == 1
-    assert "savefig" not in downloads.downloadable_script(source, set()) and "matplotlib" not in (
-        downloads.downloadable_script(source, set())
+    assert "savefig" not in downloads.downloadable_script(source, set(), REPOSITORY) and "matplotlib" not in (
+        downloads.downloadable_script(source, set(), REPOSITORY)
     )
     compile(script.replace("draw()", "None"), "masks.py", "exec")
 
@@ -226,4 +255,4 @@ def test_the_notebook_zip_is_the_same_bytes_for_the_same_notebooks():
     archive = zipfile.ZipFile(io.BytesIO(first))
     assert archive.namelist() == ["notebooks/masks.ipynb", "notebooks/training.ipynb"]
     assert archive.read("notebooks/training.ipynb") == b"{}"
-    assert downloads.colab_url("masks").endswith("/blob/notebooks/masks.ipynb")
+    assert downloads.colab_url("masks", REPOSITORY).endswith("/blob/notebooks/masks.ipynb")

@@ -56,7 +56,7 @@ def test_an_unreadable_entry_is_computed_again(cache_dir):
 
 
 def test_dependencies_follow_imports_through_the_package():
-    assert dependencies(["tutorial_code.encoder"]) >= {
+    assert dependencies(["tutorial_code.encoder"], ROOT) >= {
         "tutorial_code.encoder",
         "tutorial_code.multi_head",
         "tutorial_code.attention",
@@ -64,7 +64,7 @@ def test_dependencies_follow_imports_through_the_package():
         "tutorial_code.feed_forward",
         "tutorial_code.positional",
     }
-    assert "tutorial_code.masks" not in dependencies(["tutorial_code.why_attention"])
+    assert "tutorial_code.masks" not in dependencies(["tutorial_code.why_attention"], ROOT)
 
 
 def test_the_fingerprint_reads_the_checkout_it_is_given_and_changes_with_the_code_imported(tmp_path):
@@ -77,7 +77,7 @@ def test_the_fingerprint_reads_the_checkout_it_is_given_and_changes_with_the_cod
     assert code_fingerprint(["tutorial_code.encoder"], root=tmp_path) != encoder  # encoder imports masks
     assert code_fingerprint(["tutorial_code.why_attention"], root=tmp_path) == why  # why_attention does not
     source = "from tutorial_code.masks import causal_mask\nprint(causal_mask(3))"
-    assert code_fingerprint(source=source) != code_fingerprint(source=source.replace("3", "4"))
+    assert code_fingerprint(source=source, root=ROOT) != code_fingerprint(source=source.replace("3", "4"), root=ROOT)
 
 
 @pytest.mark.integration

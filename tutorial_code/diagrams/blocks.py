@@ -10,12 +10,17 @@ import math
 import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyBboxPatch
 
-BLUE, BLUE_FILL = "#3f51b5", "#e8eaf6"
-GREEN, GREEN_FILL = "#2e7d32", "#e8f5e9"
-ORANGE, ORANGE_FILL = "#e65100", "#fff3e0"
-GREY = "#757575"
+from tutorial_code.diagrams.drawing import (
+    BLUE,
+    BLUE_FILL,
+    GREEN,
+    GREY,
+    ORANGE,
+    ORANGE_FILL,
+    arrow,
+    box,
+)
 
 
 def pairs_on_circle(
@@ -105,7 +110,7 @@ def pairs_on_circle(
                 color=ORANGE,
                 linewidth=2,
             )
-            _arrow(
+            arrow(
                 ax,
                 (0.75 * math.sin(arc[-2]), 0.75 * math.cos(arc[-2])),
                 (0.75 * math.sin(arc[-1]), 0.75 * math.cos(arc[-1])),
@@ -149,39 +154,6 @@ def pairs_on_circle(
     return fig
 
 
-def _box(
-    ax, x: float, y: float, text: str, edge: str, fill: str, width: float = 1.6
-) -> None:
-    """A rounded box centred on (x, y) with `text` in it."""
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, y - 0.22),
-            width,
-            0.44,
-            boxstyle="round,pad=0.02,rounding_size=0.08",
-            facecolor=fill,
-            edgecolor=edge,
-            linewidth=1.3,
-        )
-    )
-    ax.text(x, y, text, ha="center", va="center", fontsize=9)
-
-
-def _arrow(
-    ax,
-    start: tuple[float, float],
-    end: tuple[float, float],
-    color: str = "#555555",
-    **style,
-) -> None:
-    ax.annotate(
-        "",
-        xy=end,
-        xytext=start,
-        arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.3, **style},
-    )
-
-
 def _add(ax, x: float, y: float) -> None:
     """The circle with a plus where the residual joins the sub-layer output."""
     ax.add_patch(
@@ -212,21 +184,33 @@ def residual_orders() -> Figure:
     fig, axes = plt.subplots(1, 2, figsize=(7.6, 4.6))
     for ax, pre in zip(axes, (False, True), strict=True):
         x_main, x_skip = 0.0, -1.35
-        _box(ax, x_main, 0.0, "x (input)", GREY, "white")
-        _arrow(ax, (x_main, 0.24), (x_main, 0.66 if pre else 1.4))
+        box(ax, x_main, 0.0, 1.6, 0.44, "x (input)", GREY, "white", size=9)
+        arrow(ax, (x_main, 0.24), (x_main, 0.66 if pre else 1.4))
         if pre:
-            _box(ax, x_main, 0.9, "LayerNorm", ORANGE, ORANGE_FILL)
-            _arrow(ax, (x_main, 1.14), (x_main, 1.4))
-        _box(
+            box(
+                ax,
+                x_main,
+                0.9,
+                1.6,
+                0.44,
+                "LayerNorm",
+                ORANGE,
+                ORANGE_FILL,
+                size=9,
+            )
+            arrow(ax, (x_main, 1.14), (x_main, 1.4))
+        box(
             ax,
             x_main,
             1.65,
+            1.9,
+            0.44,
             "sub-layer F\n(attention or FFN)",
             BLUE,
             BLUE_FILL,
-            width=1.9,
+            size=9,
         )
-        _arrow(ax, (x_main, 1.9), (x_main, 2.44))
+        arrow(ax, (x_main, 1.9), (x_main, 2.44))
         _add(ax, x_main, 2.6)
         # The residual path: from the input, around the sub-layer, into the add.
         ax.plot(
@@ -235,7 +219,7 @@ def residual_orders() -> Figure:
             color=GREEN,
             linewidth=2.2,
         )
-        _arrow(ax, (x_skip, 2.6), (x_main - 0.17, 2.6), color=GREEN, lw=2.2)
+        arrow(ax, (x_skip, 2.6), (x_main - 0.17, 2.6), color=GREEN, lw=2.2)
         ax.text(
             x_skip - 0.12,
             1.3,
@@ -247,7 +231,7 @@ def residual_orders() -> Figure:
             color=GREEN,
         )
         if pre:
-            _arrow(ax, (x_main, 2.76), (x_main, 3.85), color=GREEN, lw=2.2)
+            arrow(ax, (x_main, 2.76), (x_main, 3.85), color=GREEN, lw=2.2)
             ax.text(
                 x_main + 0.2,
                 3.3,
@@ -257,9 +241,19 @@ def residual_orders() -> Figure:
                 color=GREEN,
             )
         else:
-            _arrow(ax, (x_main, 2.76), (x_main, 3.11))
-            _box(ax, x_main, 3.35, "LayerNorm", ORANGE, ORANGE_FILL)
-            _arrow(ax, (x_main, 3.59), (x_main, 3.85))
+            arrow(ax, (x_main, 2.76), (x_main, 3.11))
+            box(
+                ax,
+                x_main,
+                3.35,
+                1.6,
+                0.44,
+                "LayerNorm",
+                ORANGE,
+                ORANGE_FILL,
+                size=9,
+            )
+            arrow(ax, (x_main, 3.59), (x_main, 3.85))
             ax.text(
                 x_main + 0.9,
                 2.95,
@@ -268,14 +262,16 @@ def residual_orders() -> Figure:
                 va="center",
                 color=ORANGE,
             )
-        _box(
+        box(
             ax,
             x_main,
             4.08,
+            2.3,
+            0.44,
             "output: the next layer's x",
             GREY,
             "white",
-            width=2.3,
+            size=9,
         )
         ax.text(
             0,

@@ -12,51 +12,18 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-BLUE, BLUE_FILL = "#3f51b5", "#e8eaf6"
-GREEN, GREEN_FILL = "#2e7d32", "#e8f5e9"
-ORANGE, ORANGE_FILL = "#e65100", "#fff3e0"
-GREY, GREY_FILL = "#757575", "#f5f5f5"
-
-
-def _box(
-    ax,
-    x: float,
-    y: float,
-    width: float,
-    height: float,
-    text: str,
-    edge: str,
-    fill: str,
-    size: float = 9.5,
-) -> None:
-    """A rounded box centred on (x, y) with `text` in it."""
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, y - height / 2),
-            width,
-            height,
-            boxstyle="round,pad=0.02,rounding_size=0.08",
-            facecolor=fill,
-            edgecolor=edge,
-            linewidth=1.2,
-        )
-    )
-    ax.text(x, y, text, ha="center", va="center", fontsize=size)
-
-
-def _arrow(
-    ax,
-    start: tuple[float, float],
-    end: tuple[float, float],
-    color: str = "#555555",
-    **style,
-) -> None:
-    ax.annotate(
-        "",
-        xy=end,
-        xytext=start,
-        arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.2, **style},
-    )
+from tutorial_code.diagrams.drawing import (
+    BLUE,
+    BLUE_FILL,
+    GREEN,
+    GREEN_FILL,
+    GREY,
+    GREY_FILL,
+    ORANGE,
+    ORANGE_FILL,
+    arrow,
+    box,
+)
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -99,7 +66,7 @@ def encoder_decoder_diagram(
     ax.axis("off")
     left, right = 2.4, 7.6
     # The encoder stack.
-    _box(
+    box(
         ax,
         left,
         0.7,
@@ -128,7 +95,7 @@ def encoder_decoder_diagram(
         color=BLUE,
         va="center",
     )
-    _box(
+    box(
         ax,
         left,
         2.4,
@@ -138,9 +105,9 @@ def encoder_decoder_diagram(
         BLUE,
         BLUE_FILL,
     )
-    _box(ax, left, 3.7, 3.2, 0.6, "feed-forward", BLUE, BLUE_FILL)
-    _box(ax, left, 5.5, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
-    _box(
+    box(ax, left, 3.7, 3.2, 0.6, "feed-forward", BLUE, BLUE_FILL)
+    box(ax, left, 5.5, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
+    box(
         ax,
         left,
         6.8,
@@ -151,9 +118,9 @@ def encoder_decoder_diagram(
         GREEN_FILL,
     )
     for start, end in ((1.05, 2.0), (2.8, 3.4), (4.0, 5.25), (5.75, 6.4)):
-        _arrow(ax, (left, start), (left, end))
+        arrow(ax, (left, start), (left, end))
     # The decoder stack.
-    _box(
+    box(
         ax,
         right,
         0.7,
@@ -182,7 +149,7 @@ def encoder_decoder_diagram(
         color=ORANGE,
         va="center",
     )
-    _box(
+    box(
         ax,
         right,
         2.4,
@@ -192,7 +159,7 @@ def encoder_decoder_diagram(
         ORANGE,
         ORANGE_FILL,
     )
-    _box(
+    box(
         ax,
         right,
         4.1,
@@ -205,9 +172,9 @@ def encoder_decoder_diagram(
         ORANGE_FILL,
         size=9.5,
     )
-    _box(ax, right, 5.85, 3.6, 0.6, "feed-forward", ORANGE, ORANGE_FILL)
-    _box(ax, right, 8.0, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
-    _box(
+    box(ax, right, 5.85, 3.6, 0.6, "feed-forward", ORANGE, ORANGE_FILL)
+    box(ax, right, 8.0, 3.2, 0.5, "LayerNorm", GREY, GREY_FILL)
+    box(
         ax,
         right,
         9.4,
@@ -224,9 +191,9 @@ def encoder_decoder_diagram(
         (6.2, 7.75),
         (8.25, 9.0),
     ):
-        _arrow(ax, (right, start), (right, end))
+        arrow(ax, (right, start), (right, end))
     # Every decoder layer reads the same memory.
-    _arrow(
+    arrow(
         ax,
         (left + 1.75, 6.8),
         (right - 1.85, 4.1),
@@ -297,12 +264,12 @@ def teacher_forcing_strip(
         ax.text(-0.55, y, label, ha="right", va="center", fontsize=10)
         for t, token in enumerate(tokens):
             text = "BOS" if token == start_token else str(token)
-            _box(ax, t + 0.5, y, 0.8, 0.6, text, edge, fill, size=11)
+            box(ax, t + 0.5, y, 0.8, 0.6, text, edge, fill, size=11)
     for t in range(n):
         # position t predicts target t
-        _arrow(ax, (t + 0.5, 1.88), (t + 0.5, 0.52), color=BLUE)
+        arrow(ax, (t + 0.5, 1.88), (t + 0.5, 0.52), color=BLUE)
         if t + 1 < n:  # target t is the input of position t + 1
-            _arrow(
+            arrow(
                 ax,
                 (t + 0.62, 0.52),
                 (t + 1.38, 1.88),
@@ -429,7 +396,7 @@ def beam_tree(steps: list[tuple[list[int], list[int], list[float]]]) -> Figure:
     on_best = [0]  # the likeliest final draft, traced back step by step
     for parents, _, _ in reversed(steps[1:]):
         on_best.insert(0, parents[on_best[0]])
-    _box(ax, 0, 0, 0.75, 0.5, "start", GREY, GREY_FILL)
+    box(ax, 0, 0, 0.75, 0.5, "start", GREY, GREY_FILL)
     for step, (parents, tokens, scores) in enumerate(steps, start=1):
         ax.text(step, 0.6, f"step {step}", ha="center", fontsize=9)
         for row, (parent, token, score) in enumerate(
@@ -438,10 +405,10 @@ def beam_tree(steps: list[tuple[list[int], list[int], list[float]]]) -> Figure:
             best = row == on_best[step - 1]
             colour, fill = (BLUE, BLUE_FILL) if best else (GREY, GREY_FILL)
             shown = round(score, 1) + 0.0  # + 0.0: -0.0 reads as 0.0
-            _box(
+            box(
                 ax, step, -row, 0.75, 0.5, f"{token}: {shown:.1f}", colour, fill
             )
-            _arrow(ax, (step - 1 + 0.4, -parent), (step - 0.4, -row), colour)
+            arrow(ax, (step - 1 + 0.4, -parent), (step - 0.4, -row), colour)
     ax.text(
         0, -width + 0.3, "token: total log-probability", fontsize=9, color=GREY
     )
@@ -509,7 +476,7 @@ def kv_cache_growth(
             is_new = position >= length - new
             char = chars[position] if chars[position] != " " else "␣"
             edge, fill = (ORANGE, ORANGE_FILL) if is_new else (BLUE, BLUE_FILL)
-            _box(ax, position + 0.5, y, 0.8, 0.72, char, edge, fill, size=11)
+            box(ax, position + 0.5, y, 0.8, 0.72, char, edge, fill, size=11)
         ax.text(
             total + 0.4,
             y,
@@ -574,7 +541,7 @@ def shift_and_generate(
 
     def cell(x: float, y: float, char: str, edge: str, fill: str) -> None:
         shown = "␣" if char == " " else "↵" if char == "\n" else char
-        _box(ax, x + 0.5, y, 0.8, 0.7, shown, edge, fill, size=12)
+        box(ax, x + 0.5, y, 0.8, 0.7, shown, edge, fill, size=12)
 
     top = len(steps) + 2.4
     ax.text(
@@ -590,7 +557,7 @@ def shift_and_generate(
     for t in range(n):
         cell(t, top, window[t], BLUE, BLUE_FILL)
         cell(t, top - 1.3, window[t + 1], GREEN, GREEN_FILL)
-        _arrow(ax, (t + 0.5, top - 0.38), (t + 0.5, top - 0.92), color=BLUE)
+        arrow(ax, (t + 0.5, top - 0.38), (t + 0.5, top - 0.92), color=BLUE)
     ax.text(
         -0.3,
         len(steps) - 0.2,

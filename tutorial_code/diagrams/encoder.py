@@ -12,54 +12,18 @@ from matplotlib.figure import Figure
 from matplotlib.patches import ConnectionPatch, FancyBboxPatch
 from torch import nn
 
+from tutorial_code.diagrams.drawing import (
+    BLUE,
+    BLUE_FILL,
+    GREEN,
+    GREEN_FILL,
+    GREY,
+    GREY_FILL,
+    arrow,
+    box,
+)
 from tutorial_code.encoder import Encoder
 from tutorial_code.multi_head import MultiHeadAttention
-
-BLUE, BLUE_FILL = "#3f51b5", "#e8eaf6"
-GREEN, GREEN_FILL = "#2e7d32", "#e8f5e9"
-GREY, GREY_FILL = "#757575", "#f5f5f5"
-
-
-def _box(
-    ax,
-    x: float,
-    y: float,
-    width: float,
-    height: float,
-    text: str,
-    edge: str,
-    fill: str,
-) -> None:
-    """A rounded box centred on (x, y) with `text` in it."""
-    corner = (x - width / 2, y - height / 2)
-    style = "round,pad=0.02,rounding_size=0.08"
-    ax.add_patch(
-        FancyBboxPatch(
-            corner,
-            width,
-            height,
-            boxstyle=style,
-            facecolor=fill,
-            edgecolor=edge,
-            lw=1.2,
-        )
-    )
-    ax.text(x, y, text, ha="center", va="center", fontsize=10)
-
-
-def _arrow(
-    ax,
-    start: tuple[float, float],
-    end: tuple[float, float],
-    label: str = "",
-    **style,
-) -> None:
-    """An arrow from `start` to `end`, `label` to the right of its middle."""
-    props = {"arrowstyle": "-|>", "color": "#555555", "lw": 1.2, **style}
-    ax.annotate("", xy=end, xytext=start, arrowprops=props)
-    if label:
-        middle = ((start[0] + end[0]) / 2 + 0.12, (start[1] + end[1]) / 2)
-        ax.text(*middle, label, fontsize=9.5, color=GREEN, va="center")
 
 
 def _shape(names: str, shape: torch.Size) -> str:
@@ -250,7 +214,7 @@ def encoder_diagram(encoder: Encoder, token_ids: torch.Tensor) -> Figure:
                 color=GREEN,
                 lw=1.2,
             )
-            _arrow(ax, (lane, ys[index]), (right - 1.4, ys[index]), color=GREEN)
+            arrow(ax, (lane, ys[index]), (right - 1.4, ys[index]), color=GREEN)
             branch = (ys[index] + ys[index + 1]) / 2
     ax.text(
         lane + 0.08,
@@ -298,12 +262,15 @@ def _stack(
         for i in range(len(items))
     ]
     for (text, height, edge, fill, _), y in zip(items, ys, strict=True):
-        _box(ax, x, y, width, height, text, edge, fill)
+        box(ax, x, y, width, height, text, edge, fill, size=10)
     for (_, low_height, *_), (_, high_height, _, _, label), low, high in zip(
         items, items[1:], ys, ys[1:], strict=False
     ):
-        _arrow(
-            ax, (x, low + low_height / 2), (x, high - high_height / 2), label
+        arrow(
+            ax,
+            (x, low + low_height / 2),
+            (x, high - high_height / 2),
+            label=label,
         )
     return ys
 

@@ -6,8 +6,9 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-BLUE, BLUE_FILL = "#3f51b5", "#e8eaf6"
-GREY, GREY_FILL = "#9e9e9e", "#f5f5f5"
+from tutorial_code.diagrams.drawing import BLUE, BLUE_FILL, GREY_FILL
+
+GREY = "#9e9e9e"  # lighter than the palette's grey: the padding recedes
 
 
 def padded_mean(batch: torch.Tensor, pad_id: int) -> Figure:
