@@ -21,6 +21,7 @@ EXERCISES = [
         "\n"
         "from tutorial_code.multi_head import MultiHeadAttention\n"
         "from tutorial_code.validation import check_torch_attention\n",
+        applies=("sizes", "in place"),
     ),
     Exercise(
         "mask-for-pytorch",
@@ -32,6 +33,7 @@ EXERCISES = [
         "TO_TORCH_MASK",
         write=("to_torch_multihead_mask",),
         imports="import torch\n",
+        applies=("sizes", "device", "in place"),
     ),
 ]
 

@@ -4,7 +4,7 @@ grader must give (tests/unit/test_exercises.py)."""
 
 # ruff: noqa: E501 - the planted mistakes read best one per line
 
-from tutorial_tools.exercises.exercise import Exercise
+from tutorial_tools.exercises.exercise import KINDS, Exercise
 
 EXERCISES = [
     Exercise(
@@ -18,6 +18,7 @@ EXERCISES = [
         write=("shift_right",),
         imports="import torch\n"
         "from tutorial_code.validation import check_counts\n",
+        applies=("sizes", "device", "in place"),
     ),
     Exercise(
         "decoder-layer",
@@ -29,6 +30,7 @@ EXERCISES = [
         ("decoder_layer",),
         "DECODER_LAYER",
         write=("DecoderLayer.forward",),
+        applies=KINDS,
     ),
     Exercise(
         "decoder-sees-the-future",
@@ -39,6 +41,7 @@ EXERCISES = [
         ("data", "model"),
         "SEQ2SEQ",
         bug=("if causal else None", "if not causal else None"),
+        applies=("sizes", "device"),
     ),
     Exercise(
         "beam-search",
@@ -56,6 +59,7 @@ EXERCISES = [
         "from tutorial_code.reverse_task import BOS, Seq2SeqModel\n"
         "from tutorial_code.validation import check_count\n"
         "from tutorial_code.modes import in_eval_mode\n",
+        applies=("sizes", "modes", "device", "in place"),
     ),
 ]
 

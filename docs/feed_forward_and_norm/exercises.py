@@ -4,7 +4,7 @@ grader must give (tests/unit/test_exercises.py)."""
 
 # ruff: noqa: E501 - the planted mistakes read best one per line
 
-from tutorial_tools.exercises.exercise import Exercise
+from tutorial_tools.exercises.exercise import KINDS, Exercise
 
 EXERCISES = [
     Exercise(
@@ -16,6 +16,7 @@ EXERCISES = [
         ("feed_forward",),
         "FEED_FORWARD",
         write=("FeedForward.forward",),
+        applies=("sizes", "modes", "gradients", "device", "in place"),
     ),
     Exercise(
         "encoder-layer",
@@ -34,6 +35,7 @@ EXERCISES = [
         "from tutorial_code.masks import merge_masks\n"
         "from tutorial_code.multi_head import MultiHeadAttention\n"
         "from tutorial_code.validation import check_counts, check_flags, check_probabilities\n",
+        applies=KINDS,
     ),
     Exercise(
         "dropout-on-the-residual",

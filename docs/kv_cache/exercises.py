@@ -29,6 +29,7 @@ EXERCISES = [
         "KV_CACHE",
         write=("forward_with_cache",),
         imports=KV_IMPORTS,
+        applies=("sizes", "arguments", "modes", "device", "in place"),
     ),
     Exercise(
         "cache-offset",

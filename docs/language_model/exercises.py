@@ -17,6 +17,7 @@ EXERCISES = [
         "UNIGRAM",
         write=("unigram_bpc", "bigram_bpc"),
         imports="import torch\n",
+        applies=("sizes", "in place"),
     ),
     Exercise(
         "bigram-bpc",
@@ -28,6 +29,7 @@ EXERCISES = [
         "BIGRAM",
         write=("unigram_bpc", "bigram_bpc"),
         imports="import torch\n",
+        applies=("sizes", "in place"),
     ),
     Exercise(
         "top-p-filter",
@@ -39,6 +41,7 @@ EXERCISES = [
         "TOP_P",
         write=("top_p_filter",),
         imports="import torch\n",
+        applies=("sizes", "device", "in place"),
     ),
 ]
 

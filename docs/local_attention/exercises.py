@@ -21,6 +21,7 @@ EXERCISES = [
         "BAND_MASK",
         write=("band_mask",),
         imports=LOCAL_IMPORTS,
+        applies=("sizes", "arguments", "device"),
     ),
     Exercise(
         "sliding-window-cache",
@@ -33,6 +34,7 @@ EXERCISES = [
         "SLIDING_WINDOW_CACHE",
         write=("SlidingWindowCache.append",),
         imports=LOCAL_IMPORTS,
+        applies=("sizes", "device", "in place"),
     ),
 ]
 

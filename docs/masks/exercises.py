@@ -17,6 +17,7 @@ EXERCISES = [
         "CAUSAL_MASK",
         write=("causal_mask",),
         imports="import torch\n",
+        applies=("sizes", "arguments", "device"),
     ),
     Exercise(
         "padding-mask",
@@ -27,6 +28,7 @@ EXERCISES = [
         ("padding_mask",),
         "PADDING_MASK",
         write=("padding_mask",),
+        applies=("sizes", "arguments", "device", "in place"),
     ),
     Exercise(
         "flipped-mask",

@@ -4,7 +4,7 @@ grader must give (tests/unit/test_exercises.py)."""
 
 # ruff: noqa: E501 - the planted mistakes read best one per line
 
-from tutorial_tools.exercises.exercise import Exercise
+from tutorial_tools.exercises.exercise import KINDS, Exercise
 
 EXERCISES = [
     Exercise(
@@ -17,6 +17,7 @@ EXERCISES = [
         "HEADS",
         write=("split_heads", "combine_heads"),
         imports="import torch\n",
+        applies=("sizes", "gradients", "device", "in place"),
     ),
     Exercise(
         "heads-without-transpose",
@@ -46,6 +47,7 @@ EXERCISES = [
         "from tutorial_code.masks import merge_masks\n"
         "from tutorial_code.multi_head import combine_heads, split_heads\n"
         "from tutorial_code.validation import check_counts, check_flags, check_probabilities\n",
+        applies=KINDS,
     ),
 ]
 

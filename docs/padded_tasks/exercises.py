@@ -20,6 +20,7 @@ EXERCISES = [
             "return above.long().masked_fill(~real, 0)",
         ),
         imports="import torch\n\nfrom tutorial_code.validation import check_count, check_token_ids\n",
+        applies=("sizes", "device", "in place"),
     )
 ]
 

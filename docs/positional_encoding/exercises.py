@@ -20,6 +20,7 @@ EXERCISES = [
         "\n"
         "import torch\n"
         "from tutorial_code.validation import check_counts\n",
+        applies=("sizes",),
     ),
     Exercise(
         "shift-rotation",
@@ -34,6 +35,7 @@ EXERCISES = [
         "\n"
         "import torch\n"
         "from tutorial_code.validation import check_counts\n",
+        applies=("sizes",),
     ),
 ]
 

@@ -4,7 +4,7 @@ grader must give (tests/unit/test_exercises.py)."""
 
 # ruff: noqa: E501 - the planted mistakes read best one per line
 
-from tutorial_tools.exercises.exercise import Exercise
+from tutorial_tools.exercises.exercise import KINDS, Exercise
 
 EXERCISES = [
     Exercise(
@@ -18,6 +18,7 @@ EXERCISES = [
         ("scaled_dot_product_attention",),
         "ATTENTION",
         write=("scaled_dot_product_attention",),
+        applies=KINDS,
     ),
     Exercise(
         "attention-too-sharp",
@@ -54,6 +55,7 @@ EXERCISES = [
         ("scaled_dot_product_attention", "self_attention"),
         "SELF_ATTENTION",
         write=("SelfAttention.forward",),
+        applies=("sizes", "arguments", "gradients", "device", "in place"),
     ),
     Exercise(
         "shared-projection",

@@ -4,7 +4,7 @@ grader must give (tests/unit/test_exercises.py)."""
 
 # ruff: noqa: E501 - the planted mistakes read best one per line
 
-from tutorial_tools.exercises.exercise import Exercise
+from tutorial_tools.exercises.exercise import KINDS, Exercise
 
 EXERCISES = [
     Exercise(
@@ -17,6 +17,7 @@ EXERCISES = [
         ("rms_norm",),
         "RMS_NORM",
         write=("RMSNorm.forward",),
+        applies=("sizes", "arguments", "gradients", "device", "in place"),
     ),
     Exercise(
         "apply-rotary",
@@ -29,6 +30,7 @@ EXERCISES = [
         ("rotary_angles", "apply_rotary"),
         "APPLY_ROTARY",
         write=("apply_rotary",),
+        applies=("sizes", "arguments", "gradients", "device", "in place"),
     ),
     Exercise(
         "swiglu",
@@ -39,6 +41,7 @@ EXERCISES = [
         ("swiglu",),
         "SWIGLU",
         write=("SwiGLU.forward",),
+        applies=("sizes", "gradients", "device", "in place"),
     ),
     Exercise(
         "grouped-attention",
@@ -52,6 +55,7 @@ EXERCISES = [
         "GROUPED_ATTENTION",
         write=("grouped_attention",),
         imports="import torch\n\nfrom tutorial_code.attention import scaled_dot_product_attention\n",
+        applies=KINDS,
     ),
 ]
 

@@ -22,6 +22,7 @@ EXERCISES = [
         write=("learning_rate_factor",),
         imports="import math\n"
         "from tutorial_code.validation import check_count\n",
+        applies=("sizes", "arguments"),
     ),
     Exercise(
         "classifier-pooling",
@@ -38,6 +39,7 @@ EXERCISES = [
         "\n"
         "from tutorial_code.encoder import Encoder\n"
         "from tutorial_code.validation import check_count\n",
+        applies=("sizes", "arguments", "gradients", "device", "in place"),
     ),
 ]
 

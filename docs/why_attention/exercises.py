@@ -19,6 +19,7 @@ EXERCISES = [
         "RECURRENT",
         write=("recurrent_by_hand",),
         imports="import torch\nfrom torch import nn\n",
+        applies=("sizes", "gradients", "device", "in place"),
     ),
     Exercise(
         "recurrent-time-axis",

@@ -1,7 +1,7 @@
 """Wrong solutions the graders must reject, and correct solutions written differently that they must accept.
 
-The cases are in `grader_cases/<chapter>.py`, a file per chapter. Each entry is the page's solution with one change,
-in the style a learner writes:
+The cases are in each chapter's folder, `docs/<chapter>/grader_cases.py`. Each entry is the page's solution with
+one change, in the style a learner writes:
 - WRONG: `(category, exercise, text of the page's solution, the learner's text, words of the failure, or NO_HINT)`.
   A wrong solution must fail a check, and the failing check must say what is wrong: the words listed are in its
   hint or its message. A hint names a mistake only when the output is what that mistake gives, so a change that is
@@ -22,26 +22,25 @@ hundredths of a second.
 
 import importlib.util
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import torch
-from conftest import REPORT
+from conftest import REPORT, ROOT
 
 from tutorial_tools.exercises import EXERCISES
+from tutorial_tools.exercises.exercise import KINDS
 from tutorial_tools.exercises.grading import grade, load
 from tutorial_tools.exercises.starter import plant, reference_code
 
-CASES = Path(__file__).parent / "grader_cases"
-KINDS = ("sizes", "arguments", "modes", "gradients", "device", "in place")
+CHAPTERS = ROOT / "docs"  # each chapter's cases: docs/<chapter>/grader_cases.py
 KIND_OF = {"boundaries": "sizes", "key and value": "arguments", "pad_id": "arguments", "dropout": "modes"}
 OTHER_CATEGORIES = {"dtype", "errors", "hints", "LayerNorm and biases", "written differently"}
 
 
 def _cases() -> tuple[list[tuple], list[tuple]]:
     wrong, right = [], []
-    for path in sorted(CASES.glob("*.py")):
-        spec = importlib.util.spec_from_file_location(f"grader_cases.{path.stem}", path)
+    for path in sorted(CHAPTERS.glob("*/grader_cases.py")):
+        spec = importlib.util.spec_from_file_location(f"grader_cases_of_{path.parent.name}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         wrong += module.WRONG
@@ -51,47 +50,9 @@ def _cases() -> tuple[list[tuple], list[tuple]]:
 
 WRONG, RIGHT = _cases()
 
-ALL = KINDS
-# The kinds that apply to each grader, named by the exercise it was written for (find-the-bug exercises share
-# their chapter's grader). What does not apply, and why:
-# - arguments: the function has no optional argument and no setting it must read (RNN, heads, tables, the
-#   feed-forward network, SwiGLU, shift_right, masks converted for PyTorch, the counts, top-p, caches);
-# - modes: no dropout in the code written, or none in a layer it calls (masks, tables, norms, counts);
-# - gradients: nothing trains through it (masks, tables, schedules, counts, decoding, caches);
-# - device: a table or a number made from Python numbers, with no device to follow;
-# - in place: no tensor comes in (masks and tables made from sizes, the schedule).
-APPLIES = {
-    "recurrent-by-hand": ("sizes", "gradients", "device", "in place"),
-    "scaled-dot-product-attention": ALL,
-    "self-attention": ("sizes", "arguments", "gradients", "device", "in place"),
-    "causal-mask": ("sizes", "arguments", "device"),
-    "padding-mask": ("sizes", "arguments", "device", "in place"),
-    "split-and-combine-heads": ("sizes", "gradients", "device", "in place"),
-    "multi-head-forward": ALL,
-    "sinusoidal-table": ("sizes",),
-    "shift-rotation": ("sizes",),
-    "feed-forward": ("sizes", "modes", "gradients", "device", "in place"),
-    "encoder-layer": ALL,
-    "learning-rate-schedule": ("sizes", "arguments"),
-    "classifier-pooling": ("sizes", "arguments", "gradients", "device", "in place"),
-    "tags-on-padding": ("sizes", "device", "in place"),
-    "copy-attention-weights": ("sizes", "in place"),
-    "mask-for-pytorch": ("sizes", "device", "in place"),
-    "shift-right": ("sizes", "device", "in place"),
-    "decoder-layer": ALL,
-    "decoder-sees-the-future": ("sizes", "device"),
-    "beam-search": ("sizes", "modes", "device", "in place"),
-    "unigram-bpc": ("sizes", "in place"),
-    "bigram-bpc": ("sizes", "in place"),
-    "top-p-filter": ("sizes", "device", "in place"),
-    "kv-cache": ("sizes", "arguments", "modes", "device", "in place"),
-    "band-mask": ("sizes", "arguments", "device"),
-    "sliding-window-cache": ("sizes", "device", "in place"),
-    "rms-norm": ("sizes", "arguments", "gradients", "device", "in place"),
-    "apply-rotary": ("sizes", "arguments", "gradients", "device", "in place"),
-    "swiglu": ("sizes", "gradients", "device", "in place"),
-    "grouped-attention": ALL,
-}
+#: The kinds that apply to each grader, named by the exercise it was written for (find-the-bug exercises share
+#: their chapter's grader): `applies` on the exercise, in its chapter's exercises.py, which says what is left out.
+APPLIES = {name: exercise.applies for name, exercise in EXERCISES.items() if exercise.applies}
 
 
 def kind(category: str) -> str:
@@ -168,7 +129,7 @@ def test_every_grader_has_both_sides_of_every_kind_that_applies():
     counts = {
         side: Counter(kind(category) for category, *_ in cases) for side, cases in (("wrong", WRONG), ("right", RIGHT))
     }
-    REPORT["graders' cases (tests/unit/grader_cases): wrong solutions rejected + correct variants accepted"] = (
+    REPORT["graders' cases (docs/<chapter>/grader_cases.py): wrong solutions rejected + correct variants accepted"] = (
         f"{len(cells)} cells (grader x kind) over {len(APPLIES)} graders, each with both; by category: "
         + ", ".join(f"{c} {counts['wrong'][c]}+{counts['right'][c]}" for c in sorted(counts["wrong"] | counts["right"]))
         + f"; total {len(WRONG)}+{len(RIGHT)}"

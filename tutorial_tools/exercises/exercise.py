@@ -10,6 +10,9 @@ from types import ModuleType
 
 from tutorial_tools import contents
 
+KINDS = ("sizes", "arguments", "modes", "gradients", "device", "in place")
+"""The kinds of mistake a grader is held to (`Exercise.applies`)."""
+
 
 @dataclass(frozen=True)
 class Exercise:
@@ -27,6 +30,12 @@ class Exercise:
         write: The functions or methods ("Class.method") whose bodies the learner writes.
         bug: For a find-the-bug exercise, `(correct text, planted text)`.
         imports: The starter's imports, when the module's `imports` section holds more than it needs.
+        applies: For the exercise a grader was written for, the kinds of mistake (`KINDS`) that grader must catch:
+            its chapter's `grader_cases.py` holds, for each, a wrong solution that fails and a correct variant that
+            passes (tests/unit/test_grader_mistakes.py). A kind is left out where it cannot happen: `arguments`
+            where the function has no optional argument or setting to read; `modes` where no dropout runs in the
+            code written or a layer it calls; `gradients` where nothing trains through it; `device` for a table or
+            number made from Python numbers; `in place` where no tensor comes in.
     """
 
     name: str
@@ -39,6 +48,7 @@ class Exercise:
     write: tuple[str, ...] = ()
     bug: tuple[str, str] | None = None
     imports: str | None = None
+    applies: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:

@@ -1,6 +1,7 @@
 """Wrong solutions and correct variants of the exercises of chapter "Multi-head attention and W_O": split-and-combine-heads, heads-without-transpose, multi-head-forward.
 
-The format and the categories: tests/unit/test_grader_mistakes.py.
+The format and the categories: tests/unit/test_grader_mistakes.py; the kinds each grader must catch: `applies`
+on the exercise, in exercises.py beside this file.
 """
 
 # ruff: noqa: E501 - the tables read best one solution per line
