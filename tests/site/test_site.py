@@ -5,7 +5,7 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, executed_chapters, stdout_of
 
 PUBLIC_MODULES = sorted(  # every module readers copy has its page (a subpackage's as `diagrams.plots`)
     ".".join(p.relative_to(ROOT / "tutorial_code").with_suffix("").parts)
@@ -210,3 +210,52 @@ def test_search_result_titles_show_math_as_text_and_no_zero_width_spaces(site):
         assert [title for title in titles if "\\" in title or "$" in title] == []
         assert [title for title in titles if "\u200b" in title] == [], "jieba's cuts show as <wbr> in titles"
     assert "Multi-head attention and W_O" in titles or any("W_O" in title for title in titles)
+
+
+CAPTION = re.compile(r"<figcaption>(.*?)</figcaption>", re.S)
+
+
+def test_no_paragraph_ends_on_a_colon_with_nothing_after_it(site):
+    """A paragraph that announces something (ending on a colon) is followed by it. Before a `python run="markdown"`
+    fence, which shows only what its sections print, that means the sections printed something, or drew the figure
+    that follows the fence."""
+    from snippets import blocks, pages
+
+    from sitebuild.in_mkdocs.chapters import chapter_scripts, read_notebook
+    from tutorial_tools.sections import include
+
+    printed = {}
+    for name, run in executed_chapters().items():
+        sections = read_notebook(chapter_scripts(ROOT)[name]).sections
+        printed[name] = dict(zip(sections, stdout_of(run), strict=True))
+    found = []
+    for page in pages():
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for block in blocks(page):
+            if 'run="markdown"' not in block.options:
+                continue
+            before = next((line for line in reversed(lines[: block.line]) if line.strip()), "")
+            if not before.rstrip().endswith((":", "：")):
+                continue
+            shown = ""
+            for line in block.body:
+                found_include = include(line)
+                if found_include and found_include.path.endswith("script.py"):
+                    chapter = Path(found_include.path).parent.name
+                    shown += printed.get(chapter, {}).get(found_include.section, "")
+            end = block.line + len(block.body) + 2  # the line after the closing fence
+            after = next((line.strip() for line in lines[end:] if line.strip()), "")
+            if not shown.strip() and not after.startswith(("<figure", "![")):  # a figure drawn there comes next
+                found.append(f"{page.relative_to(ROOT)}, line {block.line}: {before.strip()[-80:]}")
+    assert found == [], f"a paragraph announces an output that prints nothing: {found}"
+
+
+def test_no_caption_shows_raw_tex(site):
+    """A figure's caption is raw HTML, which the math extension does not read: a $...$ there is shown as typed."""
+    found = [
+        f"{page.relative_to(site)}: {caption[:80]}"
+        for page in html_pages(site)
+        for caption in CAPTION.findall(page.read_text(encoding="utf-8"))
+        if re.search(r"\$[^$]+\$|\\\(", caption)
+    ]
+    assert found == [], found
