@@ -259,3 +259,14 @@ def test_no_caption_shows_raw_tex(site):
         if re.search(r"\$[^$]+\$|\\\(", caption)
     ]
     assert found == [], found
+
+
+def test_the_site_publishes_no_source_or_tool_file(site):
+    """docs/ holds the chapters' scripts, checks, Chinese strings and the linter's settings beside the pages: none of
+    them is part of the site (exclude_docs in mkdocs.yml). The notebooks' downloads are (notebooks/<chapter>/)."""
+    found = [
+        str(path.relative_to(site))
+        for path in site.rglob("*")
+        if path.suffix in (".py", ".yml", ".toml") and path.relative_to(site).parts[0] != "notebooks"
+    ]
+    assert found == [], found
