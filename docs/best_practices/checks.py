@@ -65,8 +65,8 @@ def all_three_train(mixed_losses):
 
 @checks.after(
     "mixed_training",
-    "best_practices: from step 50 on, the 16-bit losses averaged over any ten steps stay within a quarter of "
-    "float32's",
+    "best_practices: from step 50 on, the 16-bit losses averaged over any ten consecutive steps stay within a "
+    "quarter of float32's",
 )
 def sixteen_bits_follow_float32(mixed_losses):
     reference = mixed_losses["torch.float32"]
@@ -95,7 +95,7 @@ def float16_first_finds_its_scale(mixed_losses):
 
 @checks.recorded(
     "schedule",
-    "best_practices: In this recorded run no schedule ended lowest on every seed, and the seeds of one row spread wider "
+    "best_practices: In this recorded run no row ended lowest on every seed, and the seeds of one row spread wider "
     "than the largest gap between the rows' means",
 )
 def schedules_not_ranked(each_seed):

@@ -262,7 +262,7 @@ def smoothing_costs_no_reversals(smoothing_scores):
     "a likelier one for at most a few sources per seed",
 )
 def beam_never_less_likely(beam):
-    return all(higher < 20 for higher in beam["beam_higher"]) and all(
+    return all(higher < 10 for higher in beam["beam_higher"]) and all(
         lower == 0 for lower in beam["beam_lower"]
     )
 

@@ -1,6 +1,6 @@
 """What the page of the chapter `kv_cache` says it measured, checked after the section that measures it
-(`sitebuild.in_chapter.claims`). Its timings come from a recorded benchmark (`tutorial_code/results-cpu.json`): no check reads them,
-since they are not this build's values, and no check reads a live clock."""
+(`sitebuild.in_chapter.claims`). Its timings come from a recorded benchmark (`tutorial_code/results-cpu.json`): its
+sentences about them are checked on that record alone (`checks.recorded`), and no check reads a live clock."""
 
 import math
 from itertools import pairwise

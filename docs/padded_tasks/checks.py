@@ -53,7 +53,7 @@ def masked_curves_are_flat(masked_curves):
 @checks.after(
     "without_mask",
     "padded_tasks: Without it, every seed's accuracy falls more than two points below its accuracy with no padding "
-    "appended, at one amount of padding or more",
+    "appended, at one or more of the amounts of padding tried",
 )
 def unmasked_curves_fall(unmasked_curves):
     # the lowest point, not the last: a curve need not fall at every step (seed 202 ends 1.9 points down, after 7)

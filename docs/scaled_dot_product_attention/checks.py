@@ -128,7 +128,7 @@ def scaled_gradient_keeps_its_size(jacobian, median_gradient, mean_gradient):
 
 @checks.after(
     "peak",
-    "scaled_dot_product_attention: the median query gets less gradient than with the scaling at $d_k = 256$, and "
+    "scaled_dot_product_attention: at $d_k = 256$ the median query gets less gradient than with the scaling, and "
     "the mean is larger at both widths",
 )
 def unscaled_gradient_splits(median_gradient, mean_gradient):

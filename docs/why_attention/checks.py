@@ -66,6 +66,6 @@ checks.not_a_result(
     "a reading of the live timing table, conditional on what it shows: no check reads a live timing",
 )
 checks.not_a_result(
-    "so where the last column is below 1, attention did more work in less time",
+    "where the last column is below 1, attention did more work in less time",
     "a reading of the live timing table, conditional on what it shows: no check reads a live timing",
 )
