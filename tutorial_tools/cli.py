@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import io
 import os
 import sys
@@ -167,12 +168,19 @@ def chapter_code(chapter: Chapter, overrides: dict[str, object]) -> types.CodeTy
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `transformer-tutorial` and `python -m tutorial_tools`: Ctrl-C stops it with one line."""
+    """Entry point of `transformer-tutorial` and `python -m tutorial_tools`: Ctrl-C stops it with one line, and a
+    reader that stops reading (`| head`) ends it quietly."""
     try:
         return run(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:
         print("transformer-tutorial: interrupted (Ctrl-C)", file=sys.stderr)
         return 130  # the shell's status for a program stopped by SIGINT
+    except BrokenPipeError:
+        # What Python's documentation advises: nothing more can be written, and the exit at shutdown would try to
+        # flush standard output again, so point it at devnull first.
+        with contextlib.suppress(OSError, ValueError):  # a standard output with no file behind it: nothing to do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # the shell's status for a program stopped by SIGPIPE
 
 
 def run(argv: list[str]) -> int:

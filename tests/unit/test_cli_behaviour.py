@@ -71,6 +71,14 @@ def test_ctrl_c_stops_with_one_line_and_status_130(chapter_dir, capsys):
     assert "Traceback" not in printed.err
 
 
+def test_a_reader_that_stops_reading_ends_it_quietly(chapter_dir, capsys):
+    """`transformer-tutorial masks | head -1`: the pipe closes, and the command ends with SIGPIPE's status and no
+    traceback."""
+    chapter_dir("raise BrokenPipeError(32, 'Broken pipe')")
+    assert cli.main(["test-chapter"]) == 141
+    assert capsys.readouterr().err == ""
+
+
 def test_ctrl_c_in_the_exercise_commands_too(monkeypatch, capsys):
     from tutorial_tools.exercises import commands
 
