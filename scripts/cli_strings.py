@@ -1,6 +1,8 @@
-"""The English texts the exercises and checks show a learner, and their Chinese in i18n/cli.zh.yml.
+"""The English texts the exercises and checks show a learner, and their Chinese in the catalogues: a chapter's
+texts in its folder's `docs/<chapter>/cli.zh.yml`, the tools' texts (and any text two chapters share) in
+i18n/cli.zh.yml.
 
-    python scripts/cli_strings.py            add every new English text to i18n/cli.zh.yml (its Chinese empty),
+    python scripts/cli_strings.py            add every new English text to its catalogue (its Chinese empty),
                                              drop the texts no source holds any more, and list what lacks Chinese
     python scripts/cli_strings.py --check    exit 1 when a text lacks its Chinese (tests/unit/test_cli_language.py)
 
@@ -22,9 +24,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOGUE = ROOT / "i18n" / "cli.zh.yml"
-SOURCES = [
-    *sorted((ROOT / "docs").glob("*/graders.py")),
+CATALOGUE = ROOT / "i18n" / "cli.zh.yml"  # the tools' texts
+CHAPTER_CATALOGUE = "cli.zh.yml"  # a chapter's texts, in its folder (tutorial_tools.language.CHAPTER_CATALOGUE)
+TOOLS = [
     *(ROOT / "tutorial_tools" / "exercises" / name for name in ("checks.py", "common.py", "grading.py", "commands.py")),
     ROOT / "tutorial_tools" / "exercises" / "starter.py",
     *(ROOT / "tutorial_tools" / name for name in ("cli.py", "arguments.py", "trained_models.py")),
@@ -80,25 +82,43 @@ def texts_of(path: Path) -> list[str]:
     return found
 
 
-def exercise_texts() -> list[str]:
+def chapter_texts() -> dict[str, list[str]]:
+    """Each chapter's texts: its graders' strings, its exercises' titles and tasks."""
     sys.path.insert(0, str(ROOT))
     from tutorial_tools.exercises.catalogue import EXERCISES
 
-    return [text for exercise in EXERCISES.values() for text in (exercise.title, exercise.task)]
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "docs").glob("*/graders.py")):
+        found.setdefault(path.parent.name, []).extend(texts_of(path))
+    for exercise in EXERCISES.values():
+        found.setdefault(exercise.chapter, []).extend((exercise.title, exercise.task))
+    return found
 
 
-def english_texts() -> list[str]:
-    """Every English text, in source order, once."""
+def english_texts() -> dict[Path, list[str]]:
+    """Every English text, in source order, once, by the catalogue it belongs to: a text of one chapter only in
+    that chapter's, every other in the tools'."""
     from tutorial_tools.language import ARGPARSE
 
-    texts = [text for path in SOURCES for text in texts_of(path)] + exercise_texts() + list(ARGPARSE)
-    return list(dict.fromkeys(texts))
+    tools = [text for path in TOOLS for text in texts_of(path)] + list(ARGPARSE)
+    chapters = chapter_texts()
+    owners: dict[str, set[str]] = {}
+    for chapter, texts in chapters.items():
+        for text in texts:
+            owners.setdefault(text, set()).add(chapter)
+    shared = set(tools) | {text for text, names in owners.items() if len(names) > 1}
+    found = {CATALOGUE: list(dict.fromkeys(tools + [text for text in owners if text in shared]))}
+    for chapter, texts in chapters.items():
+        found[ROOT / "docs" / chapter / CHAPTER_CATALOGUE] = list(dict.fromkeys(t for t in texts if t not in shared))
+    return found
 
 
 def read_catalogue() -> dict[str, str]:
-    if not CATALOGUE.exists():
-        return {}
-    return yaml.safe_load(CATALOGUE.read_text(encoding="utf-8")) or {}
+    """Every catalogue's entries, the tools' and the chapters'."""
+    entries: dict[str, str] = {}
+    for path in [CATALOGUE, *sorted((ROOT / "docs").glob(f"*/{CHAPTER_CATALOGUE}"))]:
+        entries.update(yaml.safe_load(path.read_text(encoding="utf-8")) or {} if path.exists() else {})
+    return entries
 
 
 def places(text: str) -> list[str]:
@@ -107,19 +127,26 @@ def places(text: str) -> list[str]:
 
 HEADER = """\
 # The Chinese of what the exercises and checks say (`transformer-tutorial exercise|check --lang zh`, or LANG=zh_CN).
-# Keys: the English texts of the graders and grading tools, f-string values as {0}, {1}; written by
+# Keys: the English texts of {owner}, f-string values as {{0}}, {{1}}; written by
 # scripts/cli_strings.py, which adds new texts with an empty Chinese. Values: the Chinese, with the same places in
 # any order. Code, names and numbers stay as they are. tests/unit/test_cli_language.py fails on an empty value.
 """
 
 
-def write(catalogue: dict[str, str]) -> None:
+def write(path: Path, catalogue: dict[str, str]) -> None:
+    if path != CATALOGUE and not catalogue:
+        path.unlink(missing_ok=True)
+        return
+    owner = "the grading tools and the command line"
+    if path != CATALOGUE:
+        owner = f"the exercises of docs/{path.parent.name}"
     body = yaml.safe_dump(catalogue, allow_unicode=True, sort_keys=False, width=100_000, default_style='"')
-    CATALOGUE.write_text(HEADER + body, encoding="utf-8")
+    path.write_text(HEADER.format(owner=owner) + body, encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:
-    english = english_texts()
+    by_file = english_texts()
+    english = [text for texts in by_file.values() for text in texts]
     catalogue = read_catalogue()
     missing = [text for text in english if not catalogue.get(text)]
     wrong = [text for text in english if catalogue.get(text) and places(catalogue[text]) != places(text)]
@@ -129,8 +156,12 @@ def main(argv: list[str]) -> int:
         for text in wrong:
             print(f"other places in the Chinese: {text!r} -> {catalogue[text]!r}")
         return 1 if missing or wrong else 0
-    write({text: catalogue.get(text, "") for text in english})
-    print(f"{len(english)} texts, {len(missing)} without Chinese, {len(wrong)} with other places: {CATALOGUE}")
+    for path, texts in by_file.items():
+        write(path, {text: catalogue.get(text, "") for text in texts})
+    for path in (ROOT / "docs").glob(f"*/{CHAPTER_CATALOGUE}"):  # a chapter whose texts all went
+        if path not in by_file:
+            path.unlink()
+    print(f"{len(english)} texts, {len(missing)} without Chinese, {len(wrong)} with other places: {len(by_file)} files")
     return 0
 
 

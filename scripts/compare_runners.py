@@ -36,8 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sitebuild.checkout import Checkout  # noqa: E402
-from sitebuild.in_chapter.execute import DATA, as_data, figure_outputs  # noqa: E402
+from sitebuild.in_chapter.execute import as_data, figure_outputs  # noqa: E402
 from sitebuild.in_mkdocs import chapters  # noqa: E402
+from tutorial_tools import contents  # noqa: E402
 
 YARDSTICK = ROOT / "benchmarks" / "yardstick.py"
 ADDED = "compare_runners"  # the metadata key of the cells this script adds around a chapter's own
@@ -120,8 +121,9 @@ def after_cell(section: str | None, values: dict) -> None:
         CHAPTER["recorded"][section] = [{"call": call, "machine": entries[call].get("machine")} for call in new]
     strict = os.environ.get("TUTORIAL_CHECKS") != "report"  # the robustness script reports, never stops
     CHAPTER["records"].extend(claims.run_after(section, CHAPTER["claims"], values, strict=strict))
-    if (name, section) in DATA:  # a value each edition renders in its own words
-        CHAPTER["data"][section] = {"torch": torch.__version__, "value": as_data(values[DATA[name, section]])}
+    kept = dict(contents.by_slug()[name].data)
+    if section in kept:  # a value each edition renders in its own words
+        CHAPTER["data"][section] = {"torch": torch.__version__, "value": as_data(values[kept[section]])}
 
 
 def finish() -> None:

@@ -1,14 +1,20 @@
 """The table of contents: every chapter, in reading order, described once.
 
 Both editions' navigation, the `transformer-tutorial` command, the notebook list, the build and the
-tests read this list. A chapter is one folder, `docs/<slug>/`, and one entry here (CONTRIBUTING.md).
+tests read it. A chapter is one folder, `docs/<slug>/`, whose `chapter.yml` describes it, and one line of
+`docs/contents.yml`, which keeps the order (CONTRIBUTING.md).
 """
 
 from __future__ import annotations
 
 import importlib.resources
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+
+import yaml
+
+ORDER_FILE = "contents.yml"  # in the folder of the chapter folders: the reading order
+ENTRY_FILE = "chapter.yml"  # in each chapter's folder: its entry
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,8 @@ class Chapter:
     teaches: tuple[str, ...] = ()  # the tutorial_code modules whose code this page shows first
     page: str = ""  # docs/<page>; defaults to <slug>/index.md
     runs_alone: bool = False  # it times things: the build runs it with no other chapter beside it
+    data: tuple[tuple[str, str], ...] = ()  # (section, value): what the build keeps from that section's run
+    publishes: tuple[tuple[str, str], ...] = ()  # (section, site path): the file made from that kept value
 
     @property
     def folder(self) -> str:
@@ -39,7 +47,7 @@ class Chapter:
 
     def file(self, name: str) -> Path:
         """A file of its folder (`script.py`): in this checkout, or in the installed package."""
-        return chapter_folders() / self.slug / name
+        return FOLDER / self.slug / name
 
     @property
     def command(self) -> str:
@@ -52,80 +60,6 @@ class Chapter:
         return f"{self.number}. {title}" if self.number is not None else title
 
 
-CHAPTERS = (
-    Chapter("overview", "Attention, by hand", "手写注意力", page="index.md"),
-    Chapter("why_attention", "Why attention", "为什么需要注意力", 1, ("why_attention",), runs_alone=True),
-    Chapter("scaled_dot_product_attention", "Scaled dot-product attention", "缩放点积注意力", 2, ("attention",)),
-    Chapter("masks", "Masks", "掩码", 3, ("masks",)),
-    Chapter("multi_head_attention", "Multi-head attention and W_O", "多头注意力与 W_O", 4, ("multi_head",)),
-    Chapter("positional_encoding", "Positional encoding", "位置编码", 5, ("positional",)),
-    Chapter(
-        "feed_forward_and_norm",
-        "Feed-forward, residuals and LayerNorm",
-        "前馈网络、残差连接与层归一化",
-        6,
-        ("feed_forward", "residual", "layer_norm", "encoder"),
-    ),
-    Chapter(
-        "training",
-        "The complete model, trained",
-        "完整模型及其训练",
-        7,
-        ("digit_model", "training_loop", "sum_task", "tasks"),
-    ),
-    Chapter(
-        "padded_tasks",
-        "Classifying and tagging variable-length sequences",
-        "给变长序列分类与逐词标注",
-        8,
-        ("padded_tasks",),
-    ),
-    Chapter("checking_against_pytorch", "Checking against PyTorch", "与 PyTorch 对照检验", 9, ("from_torch",)),
-    Chapter(
-        "encoder_decoder",
-        "Cross-attention and the encoder-decoder",
-        "交叉注意力与编码器-解码器",
-        10,
-        ("decoder", "reverse_task", "number_words"),
-    ),
-    Chapter(
-        "language_model",
-        "A language model that writes",
-        "会生成文本的语言模型",
-        11,
-        ("language_model",),
-    ),
-    Chapter("kv_cache", "Generating fast, with a KV cache", "用 KV 缓存加速生成", 12),
-    Chapter("local_attention", "Local attention", "局部注意力", 13, ("local_attention",)),
-    Chapter(
-        "todays_models",
-        "From 2017 to today's models",
-        "从 2017 年到今天的模型",
-        14,
-        (
-            "rms_norm",
-            "rotary",
-            "alibi",
-            "relative_position",
-            "swiglu",
-            "grouped_query",
-            "llama",
-            "gpt2",
-            "from_transformers",
-        ),
-    ),
-    Chapter("troubleshooting", "Troubleshooting", "故障排查", teaches=("debugging", "troubleshooting")),
-    Chapter("best_practices", "Best practices", "最佳实践", teaches=("efficiency", "mixed_precision", "quantization")),
-)
-"""The chapters in reading order: the home page, the fourteen numbered chapters, the two guides."""
-
-PAGES_AFTER = (  # pages without a script, after the chapters in the navigation: (page, title, Chinese title)
-    ("where_to_go_next.md", "Where to go next", "接下来读什么"),
-    ("corrections.md", "Corrections to the source articles", "对原文的更正"),
-    ("notebooks.md", "Notebooks", "笔记本"),
-)
-
-
 def chapter_folders() -> Path:
     """The folder of the chapter folders: `docs/` in a checkout; where the package is installed without one, its
     copy `tutorial_chapters` (pyproject.toml)."""
@@ -133,6 +67,56 @@ def chapter_folders() -> Path:
     if checkout.is_dir():
         return checkout
     return Path(str(importlib.resources.files("tutorial_chapters")))
+
+
+def read_entry(folder: Path, number: int | None = None) -> Chapter:
+    """The chapter of one folder, from its `chapter.yml`; `number` is its place among the numbered chapters.
+
+    Raises:
+        ValueError: If the file lacks a title or names a field that a chapter does not have.
+    """
+    entry = yaml.safe_load((folder / ENTRY_FILE).read_text(encoding="utf-8")) or {}
+    known = {field.name for field in fields(Chapter)} - {"slug", "number"} | {"numbered"}
+    unknown = sorted(set(entry) - known)
+    missing = sorted({"title", "title_zh"} - set(entry))
+    if unknown or missing:
+        raise ValueError(
+            f"{folder / ENTRY_FILE}: unknown fields {unknown}, missing fields {missing}; the fields are {sorted(known)}"
+        )
+    numbered = entry.pop("numbered", True)
+    for name in ("data", "publishes"):
+        entry[name] = tuple((entry.get(name) or {}).items())
+    entry["teaches"] = tuple(entry.get("teaches") or ())
+    return Chapter(folder.name, number=number if numbered else None, **entry)
+
+
+def read_chapters(folder: Path) -> tuple[Chapter, ...]:
+    """Every chapter of a folder of chapter folders, in the order of its `contents.yml`, numbered in that order."""
+    order = yaml.safe_load((folder / ORDER_FILE).read_text(encoding="utf-8"))["chapters"]
+    chapters, number = [], 0
+    for slug in order:
+        chapter = read_entry(folder / slug, number + 1)
+        number += chapter.number is not None
+        chapters.append(chapter)
+    return tuple(chapters)
+
+
+def use(folder: Path) -> None:
+    """Read the table of contents from another folder of chapter folders: the `docs/` of the checkout a build
+    builds (sitebuild/in_mkdocs/plugin.py)."""
+    global FOLDER, CHAPTERS  # noqa: PLW0603 - one table of contents per process, read again for each build
+    FOLDER, CHAPTERS = folder, read_chapters(folder)
+
+
+FOLDER = chapter_folders()
+CHAPTERS = read_chapters(FOLDER)
+"""The chapters in reading order: the home page, the fourteen numbered chapters, the two guides."""
+
+PAGES_AFTER = (  # pages without a script, after the chapters in the navigation: (page, title, Chinese title)
+    ("where_to_go_next.md", "Where to go next", "接下来读什么"),
+    ("corrections.md", "Corrections to the source articles", "对原文的更正"),
+    ("notebooks.md", "Notebooks", "笔记本"),
+)
 
 
 def by_slug() -> dict[str, Chapter]:

@@ -2,7 +2,8 @@
 
     transformer-tutorial check causal-mask --lang zh     or: LANG=zh_CN.UTF-8 transformer-tutorial check causal-mask
 
-The graders write English. `say` puts a text in Chinese from i18n/cli.zh.yml, whose keys are those English
+The graders write English. `say` puts a text in Chinese from the catalogues: i18n/cli.zh.yml for the tools'
+texts, and each chapter's `docs/<chapter>/cli.zh.yml` for its exercises' and graders' own. Their keys are those English
 texts with each value of an f-string as a numbered place (`{0}: shape {1}, expected {2}`): the English around
 the places is found in what a check said, and the values are carried into the Chinese. A text the catalogue
 does not hold stays English (scripts/cli_strings.py lists them; a test keeps the catalogue complete).
@@ -16,6 +17,8 @@ import importlib.resources
 import os
 import re
 from pathlib import Path
+
+from tutorial_tools import contents
 
 LANGUAGES = ("en", "zh")
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")  # gettext's order
@@ -35,12 +38,21 @@ def chosen(given: str | None = None) -> str:
     return "en"
 
 
+CHAPTER_CATALOGUE = "cli.zh.yml"  # in a chapter's folder: the Chinese of its exercises and graders
+
+
 def catalogue_path() -> Path:
     """i18n/cli.zh.yml in a checkout; where the package is installed without one, its copy `tutorial_i18n`."""
     checkout = Path(__file__).resolve().parent.parent / "i18n" / "cli.zh.yml"
     if checkout.is_file():
         return checkout
     return Path(str(importlib.resources.files("tutorial_i18n"))) / "cli.zh.yml"
+
+
+def catalogue_paths() -> list[Path]:
+    """The tools' catalogue, then each chapter folder's, in reading order."""
+    chapters = [contents.FOLDER / chapter.slug / CHAPTER_CATALOGUE for chapter in contents.CHAPTERS]
+    return [catalogue_path(), *(path for path in chapters if path.is_file())]
 
 
 def _pattern(english: str) -> re.Pattern:
@@ -85,10 +97,13 @@ def tails() -> list[tuple[re.Pattern, str]]:
 
 @functools.cache
 def yaml_entries() -> dict[str, str]:
-    """i18n/cli.zh.yml, read once: `{English: Chinese}` (do not change it)."""
+    """Every catalogue, read once: `{English: Chinese}` (do not change it)."""
     import yaml
 
-    return yaml.safe_load(catalogue_path().read_text(encoding="utf-8")) or {}
+    entries: dict[str, str] = {}
+    for path in catalogue_paths():
+        entries.update(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    return entries
 
 
 def _plain(text: str) -> str:

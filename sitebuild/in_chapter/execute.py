@@ -42,16 +42,6 @@ class CellError(RuntimeError):
     """A cell of a chapter raised an exception."""
 
 
-DATA = {
-    ("troubleshooting", "table"): "rows",
-    ("language_model", "explorer_model"): "explorer_model",
-    ("training", "sum_explorer_model"): "sum_explorer_model",
-}
-"""(chapter, section): the chapter value that each edition of the page renders in its own words
-(`sitebuild/in_mkdocs/editions.py`), or that the site publishes as a file (`build.SITE_DATA`), from the
-section's run."""
-
-
 def as_data(value: object) -> object:
     """A chapter value as plain data (dataclasses become dicts), to keep in the executed notebook."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -147,6 +137,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
     try:
         prepare(root)
         from sitebuild.in_chapter import claims, recorded_runs
+        from tutorial_tools import contents
 
         # The chapter's checks run after the sections they follow; what each read is kept for the tests.
         chapter_claims, records = claims.claims_of(name, Path(root)), []
@@ -155,6 +146,7 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         if unknown:
             raise claims.CheckInputError(f"docs/{name}/checks.py follows sections the chapter lacks: {unknown}")
         data: dict[str, object] = {}
+        kept = dict(contents.read_entry(Path(root) / "docs" / name).data)  # its chapter.yml's `data`
         recorded: dict[str, list[dict]] = {}  # the recorded runs each section read first, with their machine
         seen: set[str] = set()
 
@@ -166,8 +158,8 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
                 recorded[section] = [{"call": call, "machine": entries[call].get("machine")} for call in new]
             strict = os.environ.get("TUTORIAL_CHECKS") != "report"  # the robustness script reports, never stops
             records.extend(claims.run_after(section, chapter_claims, values, strict=strict))
-            if (name, section) in DATA:  # a value each edition renders in its own words
-                value = as_data(values[DATA[name, section]])
+            if section in kept:  # a value each edition renders in its own words, or the site publishes
+                value = as_data(values[kept[section]])
                 data[section] = {"torch": torch.__version__, "value": value}
 
         executed = run_cells(notebook, name, after_section)

@@ -142,14 +142,6 @@ def run_chapters(
     return executed, {chapter.name for chapter in pending}, line
 
 
-SITE_DATA = {
-    ("language_model", "explorer_model"): "explorer/language_model.json",
-    ("training", "sum_explorer_model"): "explorer/sum_model.json",
-}
-"""(chapter, section): the site path of the JSON file made from that section's value (`execute.DATA`): the
-trained model's weights that the attention explorer runs in the browser (docs/javascripts/explorer.js)."""
-
-
 def run_and_publish(state: BuildState, workers: int = 2) -> set[str]:
     """Run the chapters (those out of date), and keep in `state` what they printed and the files they make.
 
@@ -170,13 +162,14 @@ def run_and_publish(state: BuildState, workers: int = 2) -> set[str]:
     state.notebooks, figures, everything = found, {}, {}
     for name, chapter in found.items():
         executed = nbformat.read(executed_paths[name], as_version=4)
+        publishes = dict(contents.by_slug()[name].publishes)  # its chapter.yml: the files made for the browser
         state.sections[name] = chapter_runs.sections_of(chapter, executed)
         for section_name, section in state.sections[name].items():
-            if (name, section_name) in SITE_DATA:
+            if section_name in publishes:
                 if section.data is None:
                     raise chapter_runs.ChapterError(f"chapter {name!r}, section {section_name!r} made no data")
                 content = json.dumps(section.data["value"], separators=(",", ":")).encode()
-                state.generated.append((SITE_DATA[name, section_name], content))
+                state.generated.append((publishes[section_name], content))
             if section.png is None:
                 continue
             if section_name in figures:

@@ -54,7 +54,7 @@ class Section:
     text: str = ""
     png: bytes | None = None
     svg: str | None = None  # the same figure with its words as text, for the Chinese edition
-    data: object = None  # the value the editions render in their own words (sitebuild.in_chapter.execute.DATA)
+    data: object = None  # the value the editions render in their own words (its chapter.yml names it)
     recorded: list[dict] = field(default_factory=list)  # recorded runs it shows, with their machines (not this build's)
 
 
@@ -95,6 +95,8 @@ class ChapterNotebook:
         checks = self.script.with_name("checks.py")
         checks_source = checks.read_text(encoding="utf-8") if checks.exists() else ""
         digest.update(checks_source.encode())
+        entry = self.script.with_name(contents.ENTRY_FILE)  # what the run keeps (`data`)
+        digest.update(entry.read_bytes() if entry.exists() else b"")
         digest.update(
             code_fingerprint(
                 ["sitebuild.in_chapter.execute"], checks_source, root=root, packages=RUNNER_PACKAGES

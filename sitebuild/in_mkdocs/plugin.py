@@ -86,6 +86,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             importlib.reload(contents)
             editions.forget()
             self.state = BuildState(build.Site.of_config(config.config_file_path, config.repo_url))
+            contents.use(self.state.site.root / "docs")  # its chapters, as its docs/contents.yml orders them
         config["nav"] = contents.navigation("en")
         plugin_fixes.set_chinese_navigation(config, contents.navigation("zh"))
         here = Path(config.config_file_path).parent

@@ -1,7 +1,6 @@
 """One run per chapter: the build executes what changed and nothing else, and an incremental build shows exactly
 what a cold build of the same tree shows."""
 
-import ast
 import re
 import shutil
 import subprocess
@@ -91,21 +90,9 @@ def copy_of_the_checkout(target):
         if (ROOT / name).is_file() and not left_out:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target / name)
-    contents = target / "tutorial_tools" / "contents.py"  # their entries leave the table of contents
-    source = contents.read_text(encoding="utf-8")
-    table = next(
-        node.value
-        for node in ast.parse(source).body
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "CHAPTERS"
-    )
-    data = source.encode()  # the offsets of ast count bytes
-    for entry in reversed(table.elts):
-        if entry.args[0].value in LEFT_OUT:
-            lines = data.splitlines(keepends=True)
-            start = sum(len(line) for line in lines[: entry.lineno - 1]) + entry.col_offset
-            end = sum(len(line) for line in lines[: entry.end_lineno - 1]) + entry.end_col_offset
-            data = data[:start] + data[end:].removeprefix(b",")
-    contents.write_bytes(data)
+    order = target / "docs" / "contents.yml"  # their lines leave the table of contents
+    lines = order.read_text(encoding="utf-8").splitlines(keepends=True)
+    order.write_text("".join(line for line in lines if line.strip().removeprefix("- ") not in LEFT_OUT), "utf-8")
 
 
 def test_after_a_deep_edit_an_incremental_build_shows_what_a_cold_build_shows(site, tmp_path):

@@ -61,7 +61,9 @@ def test_the_wheel_holds_the_package_data_and_the_license(installed):
     assert "tutorial_code/results-cpu.json" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert "tutorial_chapters/overview/script.py" in names
-    assert "tutorial_i18n/cli.zh.yml" in names  # the Chinese of the checks
+    assert "tutorial_i18n/cli.zh.yml" in names  # the Chinese of the checks: the tools', and each chapter's
+    assert "tutorial_chapters/masks/cli.zh.yml" in names
+    assert "tutorial_chapters/contents.yml" in names and "tutorial_chapters/masks/chapter.yml" in names
 
 
 def test_the_installed_package_is_the_one_that_runs(installed, tmp_path):

@@ -35,7 +35,7 @@ def chapter_dir(tmp_path, monkeypatch):
     def write(body: str) -> None:
         script.write_text(CHAPTER.replace("{body}", body), encoding="utf-8")
 
-    monkeypatch.setattr(contents, "chapter_folders", lambda: tmp_path / "docs")
+    monkeypatch.setattr(contents, "FOLDER", tmp_path / "docs")
     monkeypatch.setattr(cli, "CHAPTERS", (Chapter("test_chapter", "A test chapter", "测试章节", 1),))
     return write
 

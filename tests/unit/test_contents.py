@@ -69,3 +69,24 @@ def test_each_module_is_listed_under_the_chapter_that_shows_its_code_first():
 def test_numbers_run_from_one_without_a_gap():
     numbers = [chapter.number for chapter in CHAPTERS if chapter.number is not None]
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+def test_every_chapter_folder_has_its_entry_and_its_line_in_the_order():
+    entries = {path.parent.name for path in DOCS.glob(f"*/{contents.ENTRY_FILE}")}
+    assert entries == {chapter.slug for chapter in CHAPTERS}
+
+
+def test_an_entry_with_a_misspelt_field_is_refused_with_the_fields_it_may_have(tmp_path):
+    folder = tmp_path / "minimal"
+    folder.mkdir()
+    (folder / contents.ENTRY_FILE).write_text("title: A\ntitle_zh: 甲\nteachs: [masks]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"unknown fields \['teachs'\].*'teaches'"):
+        contents.read_entry(folder)
+    (folder / contents.ENTRY_FILE).write_text("title: A\nnumbered: false\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"missing fields \['title_zh'\]"):
+        contents.read_entry(folder)
+
+
+def test_the_values_a_chapter_publishes_are_values_it_keeps():
+    for chapter in CHAPTERS:
+        assert set(dict(chapter.publishes)) <= set(dict(chapter.data)), chapter.slug

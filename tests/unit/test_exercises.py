@@ -1,6 +1,7 @@
 """The graded exercises: every reference passes its checks, every starter fails cleanly, planted mistakes
 get their hint, and the learner's code runs in a separate process with a time limit."""
 
+import os
 import subprocess
 import sys
 
@@ -93,8 +94,15 @@ def test_every_exercise_with_a_planted_mistake_is_covered():
 
 
 def run_cli(*args, cwd):
+    """The command of this checkout (not of the one the environment was installed from), run in `cwd`."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run(
-        [sys.executable, "-m", "tutorial_tools", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "tutorial_tools", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        env=environment,
     )
 
 

@@ -271,7 +271,7 @@ def test_a_nan_is_named_with_its_place():
     ("got", "expected", "says", "hint"),
     [
         (torch.zeros(2, 3, dtype=torch.float64), torch.zeros(2, 3), "dtype torch.float64, expected torch.float32",
-         "dtype of the inputs"),
+         "the inputs' dtype"),
         (torch.tensor([[10.0, 7.0]]), torch.tensor([[10, 7]]), "dtype torch.float32, expected torch.int64",
          "whole numbers"),
         (torch.ones(2, 2, dtype=torch.int64), torch.ones(2, 2, dtype=torch.bool), "expected a boolean tensor",

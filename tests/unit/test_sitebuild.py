@@ -113,6 +113,8 @@ def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
         "sitebuild/in_chapter/recorded_runs.py",
         "sitebuild/in_chapter/claims.py",
         "docs/masks/checks.py",
+        "docs/masks/chapter.yml",  # its entry: the values the run keeps
+        "tutorial_tools/contents.py",  # which reads that entry in the chapter's process
     )
     for runner in runners:  # they run in the chapter's process
         path = tmp_path / runner
@@ -122,7 +124,7 @@ def test_a_chapter_key_follows_imports_and_ignores_prose(tmp_path):
         path.write_text(original, encoding="utf-8")
     for mkdocs_side in ("build.py", "editions.py"):  # they run inside MkDocs only
         (tmp_path / "sitebuild" / mkdocs_side).write_text("# edited\n", encoding="utf-8")
-    (tmp_path / "tutorial_tools" / "contents.py").write_text("# edited\n", encoding="utf-8")
+    (tmp_path / "tutorial_tools" / "cli.py").write_text("# edited\n", encoding="utf-8")  # the command line
     assert chapters.read_notebook(masks_chapter).key() == before[masks_chapter]
 
 

@@ -143,7 +143,7 @@ def _expect_same_kind(got: torch.Tensor, expected: torch.Tensor, what: str, chec
     kinds = (_kind(got.dtype), _kind(expected.dtype))
     exact = check_dtype and expected.dim() > 0
     if kinds[0] != kinds[1] or (exact and got.dtype != expected.dtype):
-        raise Wrong(f"{what}: dtype {got.dtype}, expected {expected.dtype}", _dtype_hint(got.dtype, expected.dtype))
+        raise Wrong(f"{what}: dtype {got.dtype}, expected {expected.dtype}", dtype_hint(got.dtype, expected.dtype))
     if got.device != expected.device:
         raise Wrong(
             f"{what}: on the device {got.device}, expected {expected.device}",
@@ -159,11 +159,15 @@ def _kind(dtype: torch.dtype) -> str:
     return "floating" if dtype.is_floating_point else "integer"
 
 
-def _dtype_hint(got: torch.dtype, expected: torch.dtype) -> str:
+def dtype_hint(got: torch.dtype, expected: torch.dtype) -> str:
+    """What to change when a result has the wrong dtype: one hint per mistake, whichever check finds it."""
     if _kind(expected) == "integer" and _kind(got) == "floating":
         return f"ids and counts are whole numbers: keep them {expected}, as the input ids are (dtype={expected})"
     if _kind(expected) == "floating" and _kind(got) == "floating":
-        return "build it in the dtype of the inputs (dtype=x.dtype) rather than a fixed one, and convert nothing"
+        return (
+            f"the reference returns {expected} (the inputs' dtype, or PyTorch's default): create your tensors in it "
+            f"(dtype=x.dtype, or no dtype at all), or convert the result with .to({expected})"
+        )
     return f"build it with dtype={expected}"
 
 

@@ -12,7 +12,7 @@ from typing import TypeVar
 import torch
 from torch import nn
 
-from tutorial_tools.exercises.checks import Mistake, Wrong, expect_close, expect_plain_tensor
+from tutorial_tools.exercises.checks import Mistake, Wrong, dtype_hint, expect_close, expect_plain_tensor
 
 Grader = list[tuple[str, Callable[[ModuleType], None]]]
 """A grader: `(name, check)` pairs; each check takes the learner's module and raises `Wrong` on a difference."""
@@ -126,21 +126,10 @@ def expect_kind(got: object, expected: torch.Tensor, what: str) -> None:
     if got.dtype != expected.dtype:
         raise Wrong(
             f"{what}: dtype {got.dtype}, expected {expected.dtype} as the reference gives",
-            _dtype_hint(got.dtype, expected.dtype),
+            dtype_hint(got.dtype, expected.dtype),
         )
     if got.device != expected.device:
         raise Wrong(f"{what}: on the device {got.device}, expected {expected.device}", ON_THE_INPUT_DEVICE)
-
-
-def _dtype_hint(got: torch.dtype, expected: torch.dtype) -> str:
-    if expected.is_floating_point and got.is_floating_point:
-        return (
-            f"the reference returns {expected} (the inputs' dtype, or PyTorch's default): create your tensors in it "
-            f"(dtype=x.dtype, or no dtype at all), or convert the result with .to({expected})"
-        )
-    if not expected.is_floating_point and expected != torch.bool:
-        return f"token ids stay integers ({expected}): build new ids with torch.full_like or dtype={expected}"
-    return ""
 
 
 # What PyTorch says when code reads the values of a meta tensor, which has none: such code runs on a GPU, so a
