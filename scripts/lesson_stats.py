@@ -1,7 +1,13 @@
-"""What a reader meets on each chapter's English page of a built site, as one Markdown table.
+"""What a reader meets on each chapter's English page, as Markdown tables.
 
+    .venv/bin/python scripts/lesson_stats.py --lessons         # the core chapters' lessons, from the Markdown
     .venv/bin/python scripts/lesson_stats.py [SITE]            # SITE: the built site folder, `site` by default
     .venv/bin/python scripts/lesson_stats.py SITE --longest    # and the shown Python lines over 80 characters
+
+`--lessons` measures what a newcomer reads on each core chapter without a click (tests/lesson_measures.py, whose
+targets tests/unit/test_lesson_targets.py holds): the unfolded words and Python blocks, and in those blocks the
+import lines, the docstring lines beyond one per definition, the unused imported names and the `check_` calls;
+the decimals typed into "A common mistake" boxes; the implement exercises whose answer is printed above them.
 
 Columns, for the article of each page (`article.md-content__inner`: no navigation, header or footer):
 
@@ -235,11 +241,35 @@ def counts(page: Page, is_equality: Callable[[str], bool], ideas: set[str], abov
     )
 
 
+def lesson_table() -> str:
+    """The core chapters' lessons, one row each, and the core path's total."""
+    from lesson_measures import measure
+
+    above = answers_above()
+    columns = ["words", "blocks", "imports", "docstring lines", "unused imports", "check_ calls", "typed numbers"]
+    rows = [f"| # | chapter | {' | '.join(columns)} | answers above |", f"|---|---|{'---|' * (len(columns) + 1)}"]
+    words = 0
+    for chapter in contents.CHAPTERS:
+        if contents.part(chapter) != "core":
+            continue
+        lesson = measure(ROOT / "docs" / chapter.page_path)
+        words += lesson.words
+        cells = [lesson.words, lesson.blocks, lesson.imports, lesson.docstring_lines, len(lesson.unused_imports)]
+        cells += [lesson.check_calls, len(lesson.typed_numbers_in_mistakes), above[chapter.slug]]
+        rows.append(f"| {chapter.number} | `{chapter.slug}` | {' | '.join(map(str, cells))} |")
+    rows.append(f"| | core path | {words} |{' |' * (len(columns))}")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", default="site", type=Path, help="the built site (default: site)")
     parser.add_argument("--longest", action="store_true", help=f"list shown Python lines over {MAX_WIDTH} chars")
+    parser.add_argument("--lessons", action="store_true", help="the core chapters' lessons, from the Markdown")
     args = parser.parse_args()
+    if args.lessons:
+        print(lesson_table())
+        return
     is_equality = load("tests/site/test_equality_outputs.py").is_equality
     ideas, above = idea_pictures(), answers_above()
     chapters = [chapter for chapter in contents.CHAPTERS if chapter.number is not None]

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 TABLE = ROOT / "docs" / "troubleshooting" / "table.zh.yml"
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
-HEADING = re.compile(r"^(#{1,6}) (.*?)(?:\s*\{\s*#([\w-]+)\s*\})?\s*$")
+HEADING = re.compile(r"^((?:    )*)(#{1,6}) (.*?)(?:\s*\{\s*#([\w-]+)\s*\})?\s*$")  # in a box: indented
 
 
 def source_hash(text: str) -> str:
@@ -89,7 +89,7 @@ def heading_ids(markdown_text: str) -> list[str]:
     import markdown
 
     renderer = markdown.Markdown(
-        extensions=["toc", "attr_list", "pymdownx.arithmatex"],
+        extensions=["toc", "attr_list", "pymdownx.arithmatex", "admonition", "pymdownx.details", "md_in_html"],
         extension_configs={"pymdownx.arithmatex": {"generic": True}},
     )
     renderer.convert(without_fences(markdown_text))
@@ -119,7 +119,7 @@ def without_fences(text: str) -> str:
 def headings(text: str) -> list[tuple[int, str]]:
     """(line number, level) of every heading outside fenced blocks."""
     return [
-        (number, len(match.group(1)))
+        (number, len(match.group(2)))
         for number, line in enumerate(without_fences(text).splitlines())
         if (match := HEADING.match(line))
     ]
@@ -138,7 +138,7 @@ def stamp(page: Path) -> None:
     lines = chinese.splitlines()
     for (number, _), anchor in zip(chinese_headings, heading_ids(english), strict=True):
         match = HEADING.match(lines[number])
-        lines[number] = f"{match.group(1)} {match.group(2)} {{ #{anchor} }}"
+        lines[number] = f"{match.group(1)}{match.group(2)} {match.group(3)} {{ #{anchor} }}"
     chinese_path.write_text(
         f"---\nsource_hash: {source_hash(english)}\n---\n" + "\n".join(lines) + "\n", encoding="utf-8"
     )

@@ -71,6 +71,7 @@ def prose(lines: list[str]) -> str:
             continue
         text.append(line)
     joined = "\n".join(text)
+    joined = re.sub(r"(?m)^\s*(?:!!!|\?\?\?\+?)\s*[\w-]+", " ", joined)  # a box's kind; its title is read
     joined = re.sub(r"\$\$.*?\$\$", " ", joined, flags=re.S)
     joined = re.sub(r"(?<!\\)\$[^$\n]+\$", " ", joined)
     joined = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", joined)  # a figure's image: its alt text is not read as prose
@@ -87,8 +88,9 @@ def docstring_lines(tree: ast.AST) -> int:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                extra += len(first.value.value.strip().splitlines()) - 1
+            value = first.value if isinstance(first, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                extra += len(value.value.strip().splitlines()) - 1
     return extra
 
 
@@ -105,9 +107,7 @@ def imported_names(tree: ast.AST) -> list[tuple[str, int]]:
 
 def used_names(tree: ast.AST) -> set[str]:
     return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} | {
-        node.value.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
     }
 
 

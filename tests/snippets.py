@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from tutorial_tools import contents, sections
+from tutorial_tools import contents, sections, shown_code
 
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*\{?\s*\.?(?P<lang>[\w-]*)(?P<options>[^\n]*)$")
@@ -22,6 +22,7 @@ class Block:
     options: str
     body: list[str]
     line: int = 0  # the fence's line in the page, counted from 0
+    shown_code: str | None = None  # what the page shows (tutorial_tools.shown_code), for a fence of includes
 
     @property
     def executed(self) -> bool:
@@ -37,6 +38,9 @@ class Block:
         return [line for line in self.body if line.strip() and not sections.include(line)]
 
     def code(self) -> str:
+        """The code the page shows: its sections, as tutorial_tools.shown_code puts them on the page."""
+        if self.shown_code is not None:
+            return self.shown_code
         parts = []
         for line in self.body:
             match = sections.include(line)
@@ -63,7 +67,9 @@ def pages() -> list[Path]:
 
 
 def blocks(page: Path) -> list[Block]:
-    lines = page.read_text(encoding="utf-8").splitlines()
+    markdown = page.read_text(encoding="utf-8")
+    shown = {fence.start: code for fence, code in shown_code.shown_codes(markdown, shown_code.section_reader(ROOT))}
+    lines = markdown.splitlines()
     found, i = [], 0
     while i < len(lines):
         match = FENCE.match(lines[i])
@@ -75,7 +81,7 @@ def blocks(page: Path) -> list[Block]:
             body.append(lines[i])
             i += 1
         i += 1
-        found.append(Block(page, match["lang"], match["options"], body, start))
+        found.append(Block(page, match["lang"], match["options"], body, start, shown.get(start)))
     return found
 
 

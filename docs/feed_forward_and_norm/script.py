@@ -64,6 +64,64 @@ for name, d_model, d_ff, num_heads in sizes:
 
 
 # %%
+# --8<-- [start:layer_norm_by_hand]
+torch.manual_seed(SEED)
+# token vectors far from mean 0 and variance 1
+x = 5 * torch.randn(2, 10, 64) + 3
+reference = nn.LayerNorm(64)
+# a scale and shift other than the initial 1 and 0
+nn.init.normal_(reference.weight)
+nn.init.normal_(reference.bias)
+by_hand = LayerNorm(64)
+by_hand.load_state_dict(reference.state_dict())  # the same weights, by name
+normalized = LayerNorm(64)(x)  # a fresh LayerNorm: scale 1, shift 0
+print(f"x: per-token mean {x.mean(-1).mean():.2f}, std {x.std(-1).mean():.2f}")
+largest_mean = normalized.mean(-1).abs().max()
+print(f"LayerNorm(x): per-token |mean| at most {largest_mean:.1e}", end="")
+print(f", std {normalized.std(-1, unbiased=False).mean():.4f}")
+layer_norm_difference = (by_hand(x) - reference(x)).abs().max().item()
+print(
+    "largest difference from nn.LayerNorm's output: "
+    f"{layer_norm_difference:.1e}"
+)
+# --8<-- [end:layer_norm_by_hand]
+
+
+# %%
+# --8<-- [start:norm_orders]
+fig = residual_orders()
+# --8<-- [end:norm_orders]
+
+
+# %%
+# --8<-- [start:residual_orders]
+def post_norm(x, sublayer, norm):  # the paper: add, then normalize
+    return norm(x + sublayer(x))
+
+
+def pre_norm(x, sublayer, norm):  # normalize the sub-layer's input only
+    return x + sublayer(norm(x))
+
+
+# A sub-layer that outputs zeros shows what each order does to the stream x
+# itself.
+torch.manual_seed(SEED)
+# token vectors far from mean 0 and variance 1
+x = 5 * torch.randn(1, 3, 64) + 3
+norm = LayerNorm(64)
+pre_keeps_x = torch.equal(pre_norm(x, torch.zeros_like, norm), x)
+post = post_norm(x, torch.zeros_like, norm)
+post_mean = post.mean(-1).abs().max().item()
+post_std = post.std(-1, unbiased=False).mean().item()
+print("pre-norm: the output is x itself:", pre_keeps_x)
+print(
+    f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, "
+    f"std {post_std:.4f}"
+)
+# --8<-- [end:residual_orders]
+
+
+# %%
 # --8<-- [start:one_layer]
 class OneLayer(nn.Module):
     """Digits in, one number per position out: attention, then (optionally)
@@ -131,30 +189,6 @@ print("  attention + FFN:", ", ".join(f"{v:.4f}" for v in with_ffn))
 
 
 # %%
-# --8<-- [start:layer_norm_by_hand]
-torch.manual_seed(SEED)
-# token vectors far from mean 0 and variance 1
-x = 5 * torch.randn(2, 10, 64) + 3
-reference = nn.LayerNorm(64)
-# a scale and shift other than the initial 1 and 0
-nn.init.normal_(reference.weight)
-nn.init.normal_(reference.bias)
-by_hand = LayerNorm(64)
-by_hand.load_state_dict(reference.state_dict())  # the same weights, by name
-normalized = LayerNorm(64)(x)  # a fresh LayerNorm: scale 1, shift 0
-print(f"x: per-token mean {x.mean(-1).mean():.2f}, std {x.std(-1).mean():.2f}")
-largest_mean = normalized.mean(-1).abs().max()
-print(f"LayerNorm(x): per-token |mean| at most {largest_mean:.1e}", end="")
-print(f", std {normalized.std(-1, unbiased=False).mean():.4f}")
-layer_norm_difference = (by_hand(x) - reference(x)).abs().max().item()
-print(
-    "largest difference from nn.LayerNorm's output: "
-    f"{layer_norm_difference:.1e}"
-)
-# --8<-- [end:layer_norm_by_hand]
-
-
-# %%
 # --8<-- [start:deep_stack]
 print(
     f"{'residual':>8} {'LayerNorm':>9} {'grad, layer 0':>14} "
@@ -195,51 +229,3 @@ fig = log_lines(
     ylabel="gradient norm (log scale)",
 )
 # --8<-- [end:residual_gradients]
-
-
-# %%
-# --8<-- [start:layer_norm_gradient]
-torch.manual_seed(SEED)
-x = torch.randn(2, 10, 64, requires_grad=True)
-x.sum().backward()
-print(f"gradient norm of x.sum():            {x.grad.norm():.4f}", end="")
-print(f"  (sqrt(2*10*64) = {(2 * 10 * 64) ** 0.5:.4f})")
-x.grad = None
-nn.LayerNorm(64)(x).sum().backward()
-layer_norm_gradient = x.grad.norm().item()
-print(f"gradient norm of LayerNorm(x).sum(): {layer_norm_gradient:.1e}")
-# --8<-- [end:layer_norm_gradient]
-
-
-# %%
-# --8<-- [start:norm_orders]
-fig = residual_orders()
-# --8<-- [end:norm_orders]
-
-
-# %%
-# --8<-- [start:residual_orders]
-def post_norm(x, sublayer, norm):  # the paper: add, then normalize
-    return norm(x + sublayer(x))
-
-
-def pre_norm(x, sublayer, norm):  # normalize the sub-layer's input only
-    return x + sublayer(norm(x))
-
-
-# A sub-layer that outputs zeros shows what each order does to the stream x
-# itself.
-torch.manual_seed(SEED)
-# token vectors far from mean 0 and variance 1
-x = 5 * torch.randn(1, 3, 64) + 3
-norm = LayerNorm(64)
-pre_keeps_x = torch.equal(pre_norm(x, torch.zeros_like, norm), x)
-post = post_norm(x, torch.zeros_like, norm)
-post_mean = post.mean(-1).abs().max().item()
-post_std = post.std(-1, unbiased=False).mean().item()
-print("pre-norm: the output is x itself:", pre_keeps_x)
-print(
-    f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, "
-    f"std {post_std:.4f}"
-)
-# --8<-- [end:residual_orders]

@@ -27,7 +27,6 @@ fig = weighted_sum(
 # %%
 # --8<-- [start:setup]
 import math
-import warnings
 
 import torch
 from torch import nn
@@ -62,20 +61,6 @@ same_weights = torch.equal(from_softmax, fixed)
 print("weights @ tokens gives the loop's means:", same_means)
 print("the softmax of equal scores gives these weights:", same_weights)
 # --8<-- [end:average]
-
-
-# %%
-# --8<-- [start:soft_lookup]
-keys = torch.eye(3)  # three keys, one-hot
-values = torch.tensor([10.0, 20.0, 50.0])  # the value stored under each key
-query = torch.tensor([0.2, 1.0, 0.4])  # closest to key 1
-lookups = []  # the weights, for each factor
-for sharpness in (1.0, 4.0, 16.0):  # how far apart the scores are
-    soft = torch.softmax(sharpness * (keys @ query), dim=0)  # a weight per key
-    lookups.append([round(w, 3) for w in soft.tolist()])
-    print(f"scores x {sharpness:>4}: weights {lookups[-1]}", end=" ")
-    print(f"-> value {(soft @ values).item():.2f}")
-# --8<-- [end:soft_lookup]
 
 
 # %%
@@ -216,6 +201,20 @@ for d_k in (16, 64, 256):
 
 
 # %%
+# --8<-- [start:soft_lookup]
+keys = torch.eye(3)  # three keys, one-hot
+values = torch.tensor([10.0, 20.0, 50.0])  # the value stored under each key
+query = torch.tensor([0.2, 1.0, 0.4])  # closest to key 1
+lookups = []  # the weights, for each factor
+for sharpness in (1.0, 4.0, 16.0):  # how far apart the scores are
+    soft = torch.softmax(sharpness * (keys @ query), dim=0)  # a weight per key
+    lookups.append([round(w, 3) for w in soft.tolist()])
+    print(f"scores x {sharpness:>4}: weights {lookups[-1]}", end=" ")
+    print(f"-> value {(soft @ values).item():.2f}")
+# --8<-- [end:soft_lookup]
+
+
+# %%
 # --8<-- [start:peak]
 torch.manual_seed(SEED)
 num_keys = 16
@@ -265,21 +264,6 @@ fig = bars(
     reference=1 / num_keys,
 )
 # --8<-- [end:softmax_scaling]
-
-
-# %%
-# --8<-- [start:single_score]
-torch.manual_seed(SEED)
-q = torch.randn(1, 1, 64)
-k = torch.randn(1, 1, 64)
-score = q @ k.transpose(-2, -1)  # shape (1, 1, 1): a single number
-print("one score:", score.flatten())
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    spread = score.std()  # std of a single number: 0 / 0
-print("its std:", spread)
-print("PyTorch warns:", str(caught[0].message).split(".")[0])
-# --8<-- [end:single_score]
 
 
 # %%

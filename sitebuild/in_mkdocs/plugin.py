@@ -46,7 +46,7 @@ from sitebuild.in_mkdocs import (
 )
 from sitebuild.in_mkdocs.build import BuildState
 from sitebuild.in_mkdocs.chapters import ChapterError
-from tutorial_tools import contents
+from tutorial_tools import contents, shown_code
 from tutorial_tools.exercises import EXERCISES
 from tutorial_tools.exercises.starter import fix_diff
 
@@ -145,6 +145,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 lambda chapter, section: state.recorded_note(chapter, section, edition),
             )
             markdown = pages.fill_fixes(markdown, uri, lambda name: fix_diff(EXERCISES[name]))
+            # the lesson's lines of the code each fence includes, and each import where it is first used
+            markdown = shown_code.expand(markdown, shown_code.section_reader(state.site.root))
         except pages.PageError as error:
             raise PluginError(f"{uri}: {error}") from error
         if uri == "notebooks.md":

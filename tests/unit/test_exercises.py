@@ -187,7 +187,7 @@ def test_every_exercise_ends_its_chapter_page_with_the_commands_and_a_folded_sol
         page = (ROOT / "docs" / exercise.chapter / "index.md").read_text(encoding="utf-8")
         exercises = page.split("\n## Exercises\n", 1)
         assert len(exercises) == 2, f"docs/{exercise.chapter}/index.md has no Exercises section"
-        entry = exercises[1].split(f"### {exercise.title}\n", 1)[1].split("\n### ", 1)[0]
+        entry = exercises[1].split(f"### {exercise.title}\n", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
         assert f"`transformer-tutorial exercise {name}`" in entry and f"`transformer-tutorial check {name}`" in entry
         source = f"tutorial_code/{exercise.module.split('.')[-1]}.py"
         solution = entry.split('??? success "Solution', 1)[1]
