@@ -47,11 +47,11 @@ def chinese_interface(output: str, root: Path) -> str:
 
 
 def run_box(chapter: contents.Chapter, language: str, root: Path) -> str:
-    """The admonition under a chapter's heading: its notebook, its downloads, its command."""
+    """The folded box at the end of a chapter's page: its notebook, its downloads, its command."""
     words = strings(language, root)
     up = "../" * chapter.page_path.count("/")  # from the chapter's page to the top of docs/
     text = words["run_box"].format(name=chapter.slug, command=chapter.command, notebooks=up + NOTEBOOK_DIR, up=up)
-    return f'!!! example "{words["run_box_title"]}"\n\n    {text}\n'
+    return f'??? example "{words["run_box_title"]}"\n\n    {text}\n'
 
 
 def notebook_list(language: str, root: Path, repository: str) -> str:
@@ -70,13 +70,10 @@ def notebook_list(language: str, root: Path, repository: str) -> str:
 
 
 def with_run_box(markdown: str, chapter: contents.Chapter, language: str, root: Path) -> str:
-    """`markdown` with the run box right under its first heading."""
-    box = run_box(chapter, language, root)
-    lines = markdown.splitlines(keepends=True)
-    for index, line in enumerate(lines):
-        if line.startswith("# "):
-            return "".join(lines[: index + 1]) + "\n" + box + "\n" + "".join(lines[index + 1 :])
-    return box + "\n" + markdown
+    """`markdown` with the run box, folded, at its end: the lesson comes first (the home page has none)."""
+    if chapter.page_path == "index.md":
+        return markdown
+    return markdown.rstrip("\n") + "\n\n" + run_box(chapter, language, root)
 
 
 def recorded_note(entries: list[dict], language: str, root: Path) -> str:

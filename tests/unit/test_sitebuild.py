@@ -258,3 +258,15 @@ def test_the_notebook_zip_is_the_same_bytes_for_the_same_notebooks():
     assert archive.namelist() == ["notebooks/masks.ipynb", "notebooks/training.ipynb"]
     assert archive.read("notebooks/training.ipynb") == b"{}"
     assert downloads.colab_url("masks", REPOSITORY).endswith("/blob/notebooks/masks.ipynb")
+
+
+def test_the_run_box_is_folded_at_the_end_of_a_chapter_and_the_home_page_has_none():
+    from sitebuild.in_mkdocs import editions
+    from tutorial_tools import contents
+
+    page = "# Masks\n\nThe lesson starts here.\n"
+    masks = contents.by_slug()["masks"]
+    shown = editions.with_run_box(page, masks, "en", ROOT)
+    assert shown.startswith(page.rstrip("\n")) and shown.rstrip().endswith("notebooks.md).")
+    assert '??? example "Run this chapter"' in shown
+    assert editions.with_run_box(page, contents.by_slug()["overview"], "en", ROOT) == page
