@@ -30,6 +30,7 @@ class Chapter:
     runs_alone: bool = False  # it times things: the build runs it with no other chapter beside it
     data: tuple[tuple[str, str], ...] = ()  # (section, value): what the build keeps from that section's run
     publishes: tuple[tuple[str, str], ...] = ()  # (section, site path): the file made from that kept value
+    extras: tuple[str, ...] = ()  # the package's extras its notebook installs (`today`: transformers)
 
     @property
     def folder(self) -> str:
@@ -87,6 +88,7 @@ def read_entry(folder: Path, number: int | None = None) -> Chapter:
     for name in ("data", "publishes"):
         entry[name] = tuple((entry.get(name) or {}).items())
     entry["teaches"] = tuple(entry.get("teaches") or ())
+    entry["extras"] = tuple(entry.get("extras") or ())
     return Chapter(folder.name, number=number if numbered else None, **entry)
 
 

@@ -18,6 +18,7 @@ import gzip
 import hashlib
 import json
 import re
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,14 +41,32 @@ class Site:
     checkout: Checkout
     site_url: str = "/"
     repository: str = ""
+    revision: str = ""  # the commit being built, which the notebooks install the package at ("" outside git)
+    torch: str = ""  # the pinned torch version of requirements.txt, whose CPU build the notebooks install
 
     @classmethod
     def of_config(cls, config_file_path: str | Path, repo_url: str | None) -> Site:
-        return cls(Checkout.of_config(config_file_path), published_site_url(config_file_path), repo_url or "")
+        checkout = Checkout.of_config(config_file_path)
+        site_url = published_site_url(config_file_path)
+        return cls(checkout, site_url, repo_url or "", commit_of(checkout.root), pinned_torch(checkout.root))
 
     @property
     def root(self) -> Path:
         return self.checkout.root
+
+
+def commit_of(root: Path) -> str:
+    """The commit checked out at `root`, or "" where it is no git checkout."""
+    found = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=False)
+    return found.stdout.strip() if found.returncode == 0 and (root / ".git").exists() else ""
+
+
+def pinned_torch(root: Path) -> str:
+    """The version `requirements.txt` pins torch to (`torch==2.13.0`), or ""."""
+    requirements = root / "requirements.txt"
+    text = requirements.read_text(encoding="utf-8") if requirements.exists() else ""
+    found = re.search(r"^torch==([\w.]+)", text, re.M)
+    return found[1] if found else ""
 
 
 @dataclass
@@ -186,7 +205,8 @@ def run_and_publish(state: BuildState, workers: int = 2) -> set[str]:
                 except editions.Untranslated as error:
                     raise chapter_runs.ChapterError(f"chapter {name!r}, figure {section_name!r}: {error}") from None
                 state.generated.append((f"figures/{editions.CHINESE_FIGURES}/{section_name}.svg", chinese.encode()))
-        content = downloads.published_notebook(chapter, executed, site.site_url, site.repository)
+        install = downloads.install_cell(site.repository, site.revision, site.torch, chapter.entry.extras)
+        content = downloads.published_notebook(chapter, executed, site.site_url, site.repository, install)
         published = checkout.published / editions.NOTEBOOK_DIR / f"{name}.ipynb"
         if not published.exists() or published.read_bytes() != content:
             published.write_bytes(content)
@@ -195,7 +215,7 @@ def run_and_publish(state: BuildState, workers: int = 2) -> set[str]:
         state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.ipynb", content))
         drawn = {section for section, found in state.sections[name].items() if found.png is not None}
         source = chapter.script.read_text(encoding="utf-8")
-        script = downloads.downloadable_script(source, drawn, site.repository)
+        script = downloads.downloadable_script(source, drawn, site.repository, install)
         state.generated.append((f"{editions.NOTEBOOK_DIR}/{name}/{name}.py", script.encode()))
         everything[name] = content
     state.generated.append((f"{editions.NOTEBOOK_DIR}/{downloads.ZIP_NAME}", downloads.notebooks_zip(everything)))

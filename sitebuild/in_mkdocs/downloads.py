@@ -21,20 +21,44 @@ NOTEBOOK_BRANCH = "notebooks"  # the branch .github/workflows/pages.yml pushes t
 ZIP_NAME = "notebooks.zip"
 
 
-def install_cell(repository: str) -> str:
-    """The first code cell of every download: it installs the package from `repository` (`repo_url` of the
-    mkdocs.yml being built) where `tutorial_code` is missing; where it is installed (the build, a clone, a wheel)
-    it does nothing."""
-    return (
-        "# On Colab or a fresh Jupyter: install this tutorial's package when it is missing\n"
-        "# (in a clone of the repository, `pip install -e .` does the same).\n"
-        "import importlib.util\n"
-        "import subprocess\n"
-        "import sys\n\n"
-        'if importlib.util.find_spec("tutorial_code") is None:\n'
-        f'    package = "transformer-tutorial @ git+{repository}"\n'
-        '    subprocess.run([sys.executable, "-m", "pip", "install", package], check=True)\n'
-    )
+CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU build: without it, Linux gets CUDA's GBs
+
+
+def install_cell(repository: str, revision: str = "", torch: str = "", extras: tuple[str, ...] = ()) -> str:
+    """The first code cell of every download: where `tutorial_code` is missing, it installs the package from
+    `repository` (`repo_url` of the mkdocs.yml being built) at `revision`, the commit the notebook was built from,
+    with the chapter's `extras`. On Linux without torch it first installs the pinned `torch` version's CPU build.
+    Where the package is installed (the build, a clone, a wheel) it does nothing; where the repository cannot be
+    reached it says what to do instead of failing with pip's traceback."""
+    extra = f"[{','.join(extras)}]" if extras else ""
+    at = f"@{revision}" if revision else ""
+    lines = [
+        "# On Colab or a fresh Jupyter: install this tutorial's package when it is missing, at the commit this",
+        "# notebook was built from (in a clone of the repository, `pip install -e .` does the same).",
+        "import importlib.util",
+        "import subprocess",
+        "import sys",
+        "",
+        "",
+        "def pip_install(*arguments: str) -> bool:",
+        '    return subprocess.run([sys.executable, "-m", "pip", "install", *arguments]).returncode == 0',
+        "",
+        "",
+        'if importlib.util.find_spec("tutorial_code") is None:',
+    ]
+    if torch:
+        lines += [
+            '    if importlib.util.find_spec("torch") is None and sys.platform == "linux":',
+            f'        pip_install("torch=={torch}", "--index-url", "{CPU_TORCH_INDEX}")  # the CPU build, pinned',
+        ]
+    lines += [
+        f'    if not pip_install("transformer-tutorial{extra} @ git+{repository}{at}"):',
+        "        print(",
+        '            "The package could not be installed from the repository. Clone it, run "',
+        '            "`pip install -e .` in the clone, and open this notebook from there."',
+        "        )",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 SAVE_FIGURES = (
@@ -61,7 +85,9 @@ def links_cell(chapter: chapter_runs.ChapterNotebook, site_url: str, repository:
     )
 
 
-def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url: str, repository: str) -> bytes:
+def published_notebook(
+    chapter: chapter_runs.ChapterNotebook, executed, site_url: str, repository: str, install: str = ""
+) -> bytes:
     """The executed notebook as readers get it: the current Markdown cells, a cell of links, the install cell, the
     outputs."""
     notebook = chapter_runs.with_outputs(copy.deepcopy(chapter.notebook), executed)
@@ -71,13 +97,13 @@ def published_notebook(chapter: chapter_runs.ChapterNotebook, executed, site_url
         cells[0].source = f"{title}: the notebook\n{rest}"  # tells it apart from the chapter page in tabs and links
     links = links_cell(chapter, site_url, repository)
     links["id"] = f"{chapter.name}-links"
-    install = nbformat.v4.new_code_cell(install_cell(repository))
+    install = nbformat.v4.new_code_cell(install or install_cell(repository))
     install["id"] = f"{chapter.name}-install"
     cells[1:1] = [links, install]
     return nbformat.writes(notebook).encode()
 
 
-def downloadable_script(source: str, figures: set[str], repository: str) -> str:
+def downloadable_script(source: str, figures: set[str], repository: str, install: str = "") -> str:
     """The chapter script `source` as readers download it: no section markers, the install cell after the title
     cell, and a `plt.savefig` at the end of each section in `figures` (those that draw one)."""
     lines, title_done = [], False
@@ -85,7 +111,7 @@ def downloadable_script(source: str, figures: set[str], repository: str) -> str:
         found = marker(line)
         if found is None:
             if not title_done and line.startswith("# %%") and lines:
-                lines += ["# %%", *install_cell(repository).splitlines(), "", ""]
+                lines += ["# %%", *(install or install_cell(repository)).splitlines(), "", ""]
                 if figures:
                     lines += ["# %%", *SAVE_FIGURES.splitlines(), "", ""]
                 title_done = True

@@ -4,12 +4,14 @@ it was made from."""
 
 import json
 import re
+import sys
 
 import nbformat
 import pytest
 from conftest import ROOT, prepared_env, stdout_of
 from nbclient import NotebookClient
 
+from sitebuild.in_mkdocs import build
 from sitebuild.in_mkdocs.chapters import chapter_scripts
 from tutorial_tools.contents import by_slug
 
@@ -152,9 +154,18 @@ def test_a_downloaded_notebook_installs_the_package_only_where_it_is_missing(sit
     cell = notebook.cells[2]  # after the title and the links: before any import of tutorial_code
     assert cell.cell_type == "code" and 'find_spec("tutorial_code")' in cell.source
     calls = []
-    monkeypatch.setattr(subprocess, "run", lambda argv, check: calls.append(argv))
+
+    def pip(argv, **_):
+        calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0)
+
+    monkeypatch.setattr(subprocess, "run", pip)
     exec(cell.source, {})  # here the package is installed: nothing to do
     assert calls == []
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)  # as on Colab
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)  # a fresh Jupyter: not even torch
     exec(cell.source, {})
-    assert len(calls) == 1 and calls[0][-1].startswith("transformer-tutorial @ git+https://")
+    assert calls[-1][-1].startswith("transformer-tutorial @ git+https://")
+    if sys.platform == "linux":  # PyTorch's CPU build first, at the version requirements.txt pins
+        assert calls[0][-3:-2] == ["torch==" + build.pinned_torch(ROOT)] and "cpu" in calls[0][-1]
+    today = nbformat.read(site / "notebooks" / "todays_models" / "todays_models.ipynb", as_version=4)
+    assert "transformer-tutorial[today] @ git+" in today.cells[2].source  # chapter 14 needs transformers

@@ -270,3 +270,44 @@ def test_the_run_box_is_folded_at_the_end_of_a_chapter_and_the_home_page_has_non
     assert shown.startswith(page.rstrip("\n")) and shown.rstrip().endswith("notebooks.md).")
     assert '??? example "Run this chapter"' in shown
     assert editions.with_run_box(page, contents.by_slug()["overview"], "en", ROOT) == page
+
+
+def test_the_install_cell_takes_the_pinned_cpu_torch_and_the_commit_built_and_says_what_to_do_when_it_fails(
+    monkeypatch, capsys
+):
+    import importlib.util
+    import subprocess
+    import sys
+
+    from sitebuild.in_mkdocs import downloads
+
+    cell = downloads.install_cell(REPOSITORY, "abc123", "2.13.0", ("today",))
+    calls = []
+
+    def pip(command, **_):
+        calls.append(command[4:])
+        return subprocess.CompletedProcess(command, 1 if "transformer-tutorial" in command[-1] else 0)
+
+    monkeypatch.setattr(subprocess, "run", pip)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)  # a fresh Jupyter: nothing installed
+    monkeypatch.setattr(sys, "platform", "linux")
+    exec(compile(cell, "install", "exec"), {})
+    assert calls == [
+        ["torch==2.13.0", "--index-url", downloads.CPU_TORCH_INDEX],
+        [f"transformer-tutorial[today] @ git+{REPOSITORY}@abc123"],
+    ]
+    assert "Clone it, run `pip install -e .`" in capsys.readouterr().out  # pip failed: no traceback, what to do
+    calls.clear()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object() if name == "torch" else None)  # Colab
+    exec(compile(downloads.install_cell(REPOSITORY), "install", "exec"), {})
+    assert calls == [[f"transformer-tutorial @ git+{REPOSITORY}"]]  # Colab's own torch is kept
+
+
+def test_the_build_installs_the_torch_it_was_built_with():
+    from sitebuild.in_mkdocs import build
+
+    assert build.pinned_torch(ROOT) == next(
+        line.split("==")[1]
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.startswith("torch==")
+    )
