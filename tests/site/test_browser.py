@@ -806,3 +806,22 @@ def test_every_figure_shows_its_words_at_11_px_or_more(browser, base_url, site):
     REPORT["figures that scroll sideways on a 375-px phone, their words kept at 11 px"] = (
         f"{len(scrolling[PHONE['width']])} on {len(paths)} pages; none on a desktop"
     )
+
+
+def test_the_explorer_s_controls_show_keyboard_focus_and_pass_axe_in_the_dark_scheme(browser, base_url):
+    """Tab lands on a checkbox with a visible ring, and in the dark scheme axe-core finds no contrast failure
+    in the explorer (its buttons were 2.34:1 on the theme's primary colour)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    context, page, _ = visit(browser, base_url + "training/", color_scheme="dark", search=False)
+    page.locator(".attention-explorer").scroll_into_view_if_needed()
+    page.wait_for_selector(".attention-explorer[data-ready=true]", timeout=30_000)
+    box = page.locator(".attention-explorer input[type=checkbox]").first
+    box.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # focus from the keyboard: :focus-visible applies
+    outline = box.evaluate("e => [getComputedStyle(e).outlineStyle, getComputedStyle(e).outlineWidth]")
+    assert outline[0] != "none" and outline[1] != "0px", outline
+    violations = Axe().run(page, context=".attention-explorer", options={"runOnly": ["color-contrast"]})
+    assert violations.response["violations"] == [], violations.generate_report()
+    context.close()
