@@ -183,9 +183,20 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # the shell's status for a program stopped by SIGPIPE
 
 
+def command_first(argv: list[str]) -> list[str]:
+    """`--lang zh check NAME` as `check NAME --lang zh`: the usage line puts `--lang` before the command, and every
+    command takes it after."""
+    moved = []
+    while argv and (argv[0] == "--lang" or argv[0].startswith("--lang=")):
+        taken = 1 if "=" in argv[0] else 2
+        moved, argv = moved + argv[:taken], argv[taken:]
+    return argv + moved
+
+
 def run(argv: list[str]) -> int:
     """Run the command line `argv`: a chapter, or the `exercise` and `check` commands."""
     SpeakingParser.language = chosen(language_given_in(argv))
+    argv = command_first(argv)
     if argv and argv[0] == "sample":
         return sample_main(argv[1:])
     if argv and argv[0] in ("exercise", "check"):

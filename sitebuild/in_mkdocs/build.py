@@ -18,7 +18,6 @@ import gzip
 import hashlib
 import json
 import re
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,9 +55,20 @@ class Site:
 
 
 def commit_of(root: Path) -> str:
-    """The commit checked out at `root`, or "" where it is no git checkout."""
-    found = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=False)
-    return found.stdout.strip() if found.returncode == 0 and (root / ".git").exists() else ""
+    """The commit checked out at `root`, read from its `.git` folder (no process), or "" where there is none."""
+    git = root / ".git"
+    head = git / "HEAD"
+    if not head.is_file():
+        return ""
+    text = head.read_text(encoding="utf-8").strip()
+    if not text.startswith("ref: "):
+        return text  # a detached HEAD holds the commit itself
+    ref = text.removeprefix("ref: ")
+    if (git / ref).is_file():
+        return (git / ref).read_text(encoding="utf-8").strip()
+    packed = git / "packed-refs"
+    lines = packed.read_text(encoding="utf-8").splitlines() if packed.is_file() else []
+    return next((line.split()[0] for line in lines if line.endswith(" " + ref)), "")
 
 
 def pinned_torch(root: Path) -> str:

@@ -276,3 +276,13 @@ def test_the_chapter_15_keeper_reads_the_width_the_chapter_computes():
         if isinstance(target, ast.Name)
     ]
     assert "d_ff" in names and set(KEEPERS) == {"language-model", "todays-models"}
+
+
+def test_lang_before_the_command_is_read_as_after_it(tmp_path, monkeypatch, capsys):
+    assert cli.command_first(["--lang", "zh", "check", "causal-mask"]) == ["check", "causal-mask", "--lang", "zh"]
+    assert cli.command_first(["--lang=zh", "sample", "--from", "d"]) == ["sample", "--from", "d", "--lang=zh"]
+    assert cli.command_first(["masks", "--lang", "zh"]) == ["masks", "--lang", "zh"]
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["--lang", "zh", "exercise", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "causal-mask" in listed

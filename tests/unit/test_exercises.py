@@ -221,3 +221,19 @@ def test_an_exercise_that_grades_errors_asks_for_them(name):
             f"{name}: its grader checks {grades_errors[0]!r}, but the task never asks for it: say in the task "
             f"(docs/{exercise.chapter}/exercises.py) which inputs raise an error"
         )
+
+
+@pytest.mark.integration
+def test_a_file_named_after_a_module_beside_the_solution_neither_breaks_nor_fakes_the_grade(tmp_path):
+    """An honest learner keeps notes in json.py, or a copy of the package in tutorial_tools/: grading is unchanged."""
+    (tmp_path / "json.py").write_text("raise RuntimeError('the learner json.py was imported')\n", encoding="utf-8")
+    fake = tmp_path / "tutorial_tools"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise RuntimeError('the learner tutorial_tools was imported')\n", "utf-8")
+    (tmp_path / "causal_mask.py").write_text(reference_code(EXERCISES["causal-mask"]), encoding="utf-8")
+    # the command as the installed `transformer-tutorial` script runs it: the folder is not on its own path
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script = "import sys; del sys.path[0]; from tutorial_tools.cli import main; sys.exit(main())"
+    command = [sys.executable, "-c", script, "check", "causal-mask"]
+    solved = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120, env=environment)
+    assert solved.returncode == 0 and "all checks pass" in solved.stdout, solved.stdout + solved.stderr

@@ -311,3 +311,18 @@ def test_the_build_installs_the_torch_it_was_built_with():
         for line in (ROOT / "requirements.txt").read_text().splitlines()
         if line.startswith("torch==")
     )
+
+
+def test_the_commit_is_read_from_the_git_folder_loose_packed_or_detached(tmp_path):
+    from sitebuild.in_mkdocs.build import commit_of
+
+    assert commit_of(tmp_path) == ""  # no checkout
+    git = tmp_path / ".git"
+    (git / "refs" / "heads").mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (git / "packed-refs").write_text("# pack-refs with: peeled\n" + "a" * 40 + " refs/heads/main\n", "utf-8")
+    assert commit_of(tmp_path) == "a" * 40
+    (git / "refs" / "heads" / "main").write_text("b" * 40 + "\n", encoding="utf-8")
+    assert commit_of(tmp_path) == "b" * 40  # a loose ref is newer than the packed one
+    (git / "HEAD").write_text("c" * 40 + "\n", encoding="utf-8")
+    assert commit_of(tmp_path) == "c" * 40

@@ -13,7 +13,10 @@ a failure, whatever the exit status. The checks, the references and PyTorch are 
 learner's file, and a `ToolGuard` puts back what the file replaces. Everything the learner's code
 prints is shown under its own label, above the verdict.
 
-What this guards against: a file that ends the process early, replaces the grader's or PyTorch's
+What this guards against: a file named after a module beside the learner's file (json.py, a folder
+`tutorial_tools/`), which the grading process never imports instead of the real one (its imports do not look in
+that folder first: PYTHONSAFEPATH, and the folder comes last on the path); a file that ends the process early,
+replaces the grader's or PyTorch's
 functions (a method of `nn.Linear`, of the grader's classes or of the grading process's `__main__`
 included), prints its own verdict, or leaves work behind: the grading process ends with `os._exit`
 after its last write, so no `atexit` handler of the file runs, and it runs in a session of its own
@@ -66,9 +69,10 @@ def load(path: Path) -> ModuleType:
         raise LoadError(f"{path.name} is not a Python file: give the .py file you wrote the exercise in")
     spec = importlib.util.spec_from_file_location(f"learner_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
-    # As `python your_file.py` would: a helper module beside the file can be imported.
+    # A helper module beside the file can be imported, as with `python your_file.py`; but the folder comes last on
+    # the path, so a file named after a module (json.py, a folder tutorial_tools/) neither breaks nor fakes a grade.
     if str(path.resolve().parent) not in sys.path:
-        sys.path.insert(0, str(path.resolve().parent))
+        sys.path.append(str(path.resolve().parent))
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
@@ -327,6 +331,7 @@ def grade_in_subprocess(name: str, path: Path, time_limit: float = DEFAULT_TIME_
             **os.environ,
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",  # so that what was printed before an abrupt end still shows
+            "PYTHONSAFEPATH": "1",  # the grader's imports do not look in the learner's folder first (-P)
             RECORD_VARIABLE: "stdin",
         }
         grading = subprocess.Popen(
