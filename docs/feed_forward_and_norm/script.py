@@ -109,15 +109,15 @@ torch.manual_seed(SEED)
 # token vectors far from mean 0 and variance 1
 x = 5 * torch.randn(1, 3, 64) + 3
 norm = LayerNorm(64)
-pre_keeps_x = torch.equal(pre_norm(x, torch.zeros_like, norm), x)
+pre = pre_norm(x, torch.zeros_like, norm)
+pre_keeps_x = torch.equal(pre, x)
 post = post_norm(x, torch.zeros_like, norm)
 post_mean = post.mean(-1).abs().max().item()
 post_std = post.std(-1, unbiased=False).mean().item()
-print("pre-norm: the output is x itself:", pre_keeps_x)
-print(
-    f"post-norm: the output is LN(x), |mean| {post_mean:.0e}, "
-    f"std {post_std:.4f}"
-)
+for name, stream in (("x", x), ("pre-norm", pre), ("post-norm", post)):
+    mean = round(stream.mean(-1).mean().item(), 2) + 0.0  # no "-0.00"
+    std = stream.std(-1, unbiased=False).mean().item()
+    print(f"{name:>9}: each token's mean {mean:5.2f}, std {std:.2f}")
 # --8<-- [end:residual_orders]
 
 

@@ -33,7 +33,8 @@ SEED = 0  # seed of the random weights and inputs
 # real tokens in each of 2 sequences, padded to T = 5
 lengths = torch.tensor([3, 2])
 positions = torch.arange(5)  # (T,)
-keep = positions[None, :] < lengths[:, None]  # (B, T): True for a real token
+# one sequence at a time: position s is a real token when s < its length
+keep = torch.stack([positions < length for length in lengths])  # (B, T)
 print(keep)
 # --8<-- [end:padding_by_hand]
 

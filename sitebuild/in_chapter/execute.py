@@ -146,7 +146,8 @@ def run_chapter(job: tuple[str, str, str, dict[str, str]]) -> tuple[str, str, st
         if unknown:
             raise claims.CheckInputError(f"docs/{name}/checks.py follows sections the chapter lacks: {unknown}")
         data: dict[str, object] = {}
-        kept = dict(contents.read_entry(Path(root) / "docs" / name).data)  # its chapter.yml's `data`
+        folder = Path(root) / "docs" / name  # its chapter.yml's `data`; a chapter without one keeps nothing
+        kept = dict(contents.read_entry(folder).data) if (folder / contents.ENTRY_FILE).is_file() else {}
         recorded: dict[str, list[dict]] = {}  # the recorded runs each section read first, with their machine
         seen: set[str] = set()
 

@@ -134,8 +134,8 @@ def pairs_on_circle(
         ax.text(
             0,
             -1.42,
-            f"orange: {shift} positions on = a turn of "
-            f"{shift * step:.2f} rad,\nwherever it starts",
+            f"orange: {shift} positions on =\n"
+            f"{shift * step:.2f} rad from any start",
             ha="center",
             va="center",
             fontsize=9,

@@ -71,10 +71,13 @@ def heatmaps(
     """
     columns = min(2, len(matrices))  # two to a row: legible in the column
     rows_of_panels = -(-len(matrices) // columns)
+    # a panel tall enough that its labels do not overlap: 0.15 inch a label
+    most = max(len(labels), len(row_labels or labels))
+    side = max(2.9, 0.15 * most + 0.5)
     fig, axes = plt.subplots(
         rows_of_panels,
         columns,
-        figsize=(2.9 * columns + 1.1, 2.9 * rows_of_panels),
+        figsize=(side * columns + 1.1, side * rows_of_panels),
         layout="constrained",
         squeeze=False,
     )
