@@ -169,6 +169,11 @@ PAGE_CHECKS = """async () => {
     if (!formula.querySelector(".katex")) problems.push("formula not typeset: " + formula.textContent.slice(0, 60));
   }
   for (const error of document.querySelectorAll(".katex-error")) problems.push("KaTeX error: " + error.title);
+  for (const display of document.querySelectorAll(".md-content .katex-display")) {  // cut, or scrolled sideways
+    if (display.scrollWidth > display.clientWidth + 1 && display.clientWidth > 0) {
+      problems.push("formula wider than the column: " + display.textContent.slice(0, 60));
+    }
+  }
   for (const part of document.querySelectorAll(".md-sidebar, .md-footer")) {  // headings with math, listed
     for (const raw of ["\\\\(", "\\\\sqrt", "\\\\frac"]) {
       if (part.innerText.includes(raw)) problems.push("raw TeX in the navigation: " + raw);
