@@ -42,8 +42,9 @@ fig = encoder_diagram(encoder, torch.randint(1, 1000, (2, 8)))
 result = trained_sum_model(seed=SEED, steps=STEPS, device=DEVICE)
 numbers = [3, 1, 4, 1, 5, 9, 2, 6]
 losses = result.losses
+trained_for = f"{len(losses)} training step" + ("s" if len(losses) != 1 else "")
 print(
-    f"On the machine that built this page, {len(losses)} training steps took "
+    f"On the machine that built this page, {trained_for} took "
     f"{result.seconds:.1f} s. The loss, the mean squared error of the "
     f"predicted sum / 10, was {losses[0]:.1f} on the first training "
     f"batch and {losses[-1]:.4f} on the last; on held-out sequences it is "
@@ -108,10 +109,13 @@ for call, entry in records.items():
         f"torch {machine['torch']}, on {machine['date']}"
     )
     by_function[call.split("(")[0]] = (count + 1, machines | {ran_on})
-print(
-    "\nFrom `benchmarks/recorded-runs.json`, "
-    "each table marked *Recorded run* where it is shown:\n"
-)
+if by_function:
+    print(
+        "\nFrom `benchmarks/recorded-runs.json`, "
+        "each table marked *Recorded run* where it is shown:\n"
+    )
+else:  # an installed package: every comparison was computed by this run
+    print("\nNo recorded run here: this run computed every table itself.")
 for function, (count, machines) in sorted(by_function.items()):
     print(
         f"- `{function}`, {count} runs, "
