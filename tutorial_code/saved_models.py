@@ -58,12 +58,38 @@ def _sizes(model: nn.Module) -> tuple[str, dict[str, int | bool]]:
             "num_kv_heads": block.attention.num_kv_heads,
             "d_ff": block.feed_forward.gate.out_features,
             "head_dim": block.attention.head_dim,
+            "rope_base": float(block.attention.rope_base),
+            "eps": float(model.final_norm.eps),
             "tie_embeddings": model.output.weight is model.embedding.weight,
         }
     raise TypeError(
         "model must be a CharTransformer or a LlamaModel, "
         f"got {type(model).__name__}"
     )
+
+
+def _plain_about(about: dict | None) -> dict[str, str | int | float | bool]:
+    """`about` with plain values only, as `load` can read them back: a path
+    becomes its text, a NumPy or 0-d tensor number a Python one."""
+    if about is None:
+        return {}
+    if not isinstance(about, dict):
+        raise TypeError(f"about must be a dict, got {type(about).__name__}")
+    plain = {}
+    for key, value in about.items():
+        if isinstance(value, Path):
+            value = str(value)
+        elif hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+            value = value.item()  # np.float32(0.1), torch.tensor(3)
+        if not isinstance(key, str) or not isinstance(
+            value, str | int | float | bool
+        ):
+            raise TypeError(
+                f"about[{key!r}] must be text or a number with a text key, "
+                f"got {type(value).__name__}"
+            )
+        plain[key] = value
+    return plain
 
 
 def keep(
@@ -79,8 +105,13 @@ def keep(
 
     Returns:
         The file written.
+
+    Raises:
+        TypeError: If `model` is not a kind `load` makes, or `about` holds a
+            value that is not text or a number.
     """
     kind, sizes = _sizes(model)
+    about = _plain_about(about)
     path = Path(folder) / FILE_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {
@@ -91,7 +122,7 @@ def keep(
         "kind": kind,
         "sizes": sizes,
         "chars": vocabulary.chars,
-        "about": about or {},
+        "about": about,
         "weights": state,
     }
     torch.save(saved, path)
@@ -127,12 +158,15 @@ def load(folder: str | Path) -> SavedModel:
         model = kinds[saved["kind"]](**saved["sizes"])
         model.load_state_dict(saved["weights"])
         vocabulary = CharVocabulary(list(saved["chars"]))
-    except (*NOT_KEPT_HERE, pickle.UnpicklingError) as error:
+        about = _plain_about(saved.get("about", {}))
+    except PermissionError:
+        raise ValueError(f"{path} cannot be read: permission denied") from None
+    except (*NOT_KEPT_HERE, pickle.UnpicklingError, OSError) as error:
         raise ValueError(
             f"{path} is not a model kept by this tutorial "
             f"({type(error).__name__})"
         ) from None
-    return SavedModel(model.eval(), vocabulary, dict(saved.get("about", {})))
+    return SavedModel(model.eval(), vocabulary, about)
 
 
 @in_eval_mode
