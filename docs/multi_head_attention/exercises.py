@@ -52,7 +52,7 @@ EXERCISES = [
 ]
 
 PLANTED = [  # (exercise, text of the reference solution, planted mistake, words of the hint it must get)
-    ("split-and-combine-heads", "x.transpose(1, 2).reshape(B, T, h * d_k)", "x.reshape(B, T, h * d_k)", "transpose(1, 2)"),
+    ("split-and-combine-heads", "x.transpose(1, 2).reshape(B, T, h * d_k)", "x.reshape(B, T, h * d_k)", "cuts the sequence"),
     ("multi-head-forward", "return self.W_O(combine_heads(heads)), weights", "return combine_heads(heads), weights", "W_O"),
     ("multi-head-forward", "self.attend(Q, K, V, mask)", "self.attend(Q, K, V, None)", "mask is ignored"),
 ]  # fmt: skip

@@ -23,7 +23,7 @@ WRONG = [
     ("dropout", "multi-head-forward", "heads, weights = self.attend(Q, K, V, mask)", "heads, weights = scaled_dot_product_attention(Q, K, V, mask)", "self.attend"),
     ("dropout", "multi-head-forward", "heads, weights = self.attend(Q, K, V, mask)  # (B, h, T_q, d_k)\n        return self.W_O(combine_heads(heads)), weights", "heads, weights = scaled_dot_product_attention(Q, K, V, mask)  # (B, h, T_q, d_k)\n        return self.dropout(self.W_O(combine_heads(heads))), weights", "not on the output"),
     ("errors", "multi-head-forward", "        self._check_inputs(query, key, value)\n", "", "width 10"),
-    ("hints", "split-and-combine-heads", "x.view(B, T, num_heads, d_k).transpose(1, 2)", "x.view(B, T, d_k, num_heads).permute(0, 3, 1, 2)", "(h, d_k)"),
+    ("hints", "split-and-combine-heads", "x.view(B, T, num_heads, d_k).transpose(1, 2)", "x.view(B, T, d_k, num_heads).permute(0, 3, 1, 2)", "the order of the two axes"),
     ("arguments", "multi-head-forward", "heads, weights = self.attend(Q, K, V, mask)", "heads, weights = self.attend(Q, K, V, None)", "the mask is ignored"),
     ("device", "multi-head-forward", "return self.W_O(combine_heads(heads)), weights", "return self.W_O(combine_heads(heads)) * torch.ones(1), weights", "the inputs' device"),
     ("gradients", "multi-head-forward", "self.attend(Q, K, V, mask)", "self.attend(Q, K.detach(), V, mask)", "backward() must reach"),

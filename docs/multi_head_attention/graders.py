@@ -30,12 +30,12 @@ from tutorial_tools.exercises.common import (
 )
 
 NO_TRANSPOSE = (
-    "the heads got mixed with the positions: view x as (B, T, h, d_k) and then transpose(1, 2); "
-    "reshaping straight to (B, h, T, d_k) cuts the sequence, not the features"
+    "the heads got mixed with the positions: reshaping straight between (B, T, d_model) and (B, h, T, d_k) "
+    "cuts the sequence, not the features; look at which axes move, and when"
 )
 FEATURES_BY_HEAD = (
-    "each head should take a block of d_k neighbouring features: view the last axis as (h, d_k), "
-    "heads first, not as (d_k, h)"
+    "each head should take a block of d_k neighbouring features, and yours takes every h-th one: look at the "
+    "order of the two axes d_model is split into"
 )
 
 # (B, T, d_model, h): the usual sizes; one sequence of odd length with other widths; a single position.

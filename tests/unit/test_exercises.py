@@ -21,7 +21,7 @@ BUG_HINTS = {
     "attention-too-sharp": "sqrt(d_k)",
     "attention-wrong-axis": "dim=-1",
     "flipped-mask": "'may attend'",
-    "heads-without-transpose": "transpose(1, 2)",
+    "heads-without-transpose": "cuts the sequence",
     "dropout-on-the-residual": "residual stream",
     "decoder-sees-the-future": "causal mask",
     "cache-offset": "cache.length",
