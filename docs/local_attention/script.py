@@ -44,9 +44,9 @@ SEED = 0  # seed of the random queries, keys, values and weights
 # %%
 # --8<-- [start:band_by_hand]
 T, W = 8, 3  # 8 positions, a window of 3 keys
-position = torch.arange(T)
-distance = position[:, None] - position[None, :]  # (T, T): query t minus key s
-band = (distance >= 0) & (distance < W)  # itself and the W - 1 keys before it
+band = torch.zeros(T, T, dtype=torch.bool)
+for t in range(T):  # query t: itself and the W - 1 keys before it
+    band[t, max(0, t - W + 1) : t + 1] = True
 print(band.int())
 print("keys per query:", band.sum(dim=-1).tolist())
 # --8<-- [end:band_by_hand]
