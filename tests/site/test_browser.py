@@ -350,19 +350,28 @@ def test_figures_are_legible_in_both_themes(browser, base_url, color_scheme):
     context.close()
 
 
+WIDE_FORMULAS = """() => [...document.querySelectorAll(".md-content .katex-display")]
+  .filter(display => display.clientWidth > 0 && display.scrollWidth > display.clientWidth + 1)
+  .map(display => display.textContent.slice(0, 50))"""
+
+
 def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_paths):
     """Every written English page, two of each generated kind (notebook, API page: one template each), and the
     Chinese pages with the widest tables (the others hold the same blocks as their English page, and Chinese text
     wraps between any two characters)."""
-    wide = {}
+    wide, formulas = {}, {}
     chinese = {"zh/", "zh/troubleshooting/", "zh/best_practices/", "zh/where_to_go_next/"}
     for path in [p for p in sorted(samples(page_paths)) if not p.startswith("zh/")] + sorted(chinese):
         context, page, _ = visit(browser, base_url + path, viewport=PHONE, wait_until="load", search=False)
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > PHONE["width"]:
             wide[path or "home"] = width
+        cut = page.evaluate(WIDE_FORMULAS)
+        if cut:
+            formulas[path or "home"] = cut
         context.close()
     assert wide == {}
+    assert formulas == {}, "display formulas wider than a phone's column (they scroll sideways)"
 
 
 def test_edit_links_point_at_files_in_the_repository(page_reports):
