@@ -371,7 +371,7 @@ def test_phone_viewport_has_no_horizontal_scrolling(browser, base_url, page_path
             formulas[path or "home"] = cut
         context.close()
     assert wide == {}
-    assert formulas == {}, "display formulas wider than a phone's column (they scroll sideways)"
+    assert formulas == {}, f"display formulas wider than a phone's column (they scroll sideways): {formulas}"
 
 
 def test_edit_links_point_at_files_in_the_repository(page_reports):
