@@ -27,15 +27,18 @@ CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU build:
 def install_cell(repository: str, revision: str = "", torch: str = "", extras: tuple[str, ...] = ()) -> str:
     """The first code cell of every download: where `tutorial_code` is missing, it installs the package from
     `repository` (`repo_url` of the mkdocs.yml being built) at `revision`, the commit the notebook was built from,
-    with the chapter's `extras`. On Linux without torch it first installs the pinned `torch` version's CPU build.
-    Where the package is installed (the build, a clone, a wheel) it does nothing; where the repository cannot be
-    reached it says what to do instead of failing with pip's traceback."""
+    with the chapter's `extras`. On Linux without torch and without an NVIDIA GPU it first installs the pinned
+    `torch` version's CPU build, from the package index where PyTorch's own cannot be reached; an installed torch is
+    left alone. It says in one line what it installed. Where the package is installed (the build, a clone, a
+    wheel) it does nothing; where the repository cannot be reached it says what to do instead of failing with
+    pip's traceback."""
     extra = f"[{','.join(extras)}]" if extras else ""
     at = f"@{revision}" if revision else ""
     lines = [
         "# On Colab or a fresh Jupyter: install this tutorial's package when it is missing, at the commit this",
         "# notebook was built from (in a clone of the repository, `pip install -e .` does the same).",
         "import importlib.util",
+        "import shutil",
         "import subprocess",
         "import sys",
         "",
@@ -46,13 +49,18 @@ def install_cell(repository: str, revision: str = "", torch: str = "", extras: t
         "",
         'if importlib.util.find_spec("tutorial_code") is None:',
     ]
+    package = f"transformer-tutorial{extra} @ git+{repository}{at}"
     if torch:
         lines += [
-            '    if importlib.util.find_spec("torch") is None and sys.platform == "linux":',
-            f'        pip_install("torch=={torch}", "--index-url", "{CPU_TORCH_INDEX}")  # the CPU build, pinned',
+            '    gpu = shutil.which("nvidia-smi") is not None',
+            '    if importlib.util.find_spec("torch") is None and sys.platform == "linux" and not gpu:',
+            f'        if not pip_install("torch=={torch}", "--index-url", "{CPU_TORCH_INDEX}"):  # the CPU build',
+            f'            pip_install("torch=={torch}")  # where PyTorch\'s index cannot be reached',
         ]
     lines += [
-        f'    if not pip_install("transformer-tutorial{extra} @ git+{repository}{at}"):',
+        f'    if pip_install("{package}"):',
+        f'        print("Installed {package}")',
+        "    else:",
         "        print(",
         '            "The package could not be installed from the repository. Clone it, run "',
         '            "`pip install -e .` in the clone, and open this notebook from there."',

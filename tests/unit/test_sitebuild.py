@@ -276,31 +276,40 @@ def test_the_install_cell_takes_the_pinned_cpu_torch_and_the_commit_built_and_sa
     monkeypatch, capsys
 ):
     import importlib.util
+    import shutil
     import subprocess
     import sys
 
     from sitebuild.in_mkdocs import downloads
 
     cell = downloads.install_cell(REPOSITORY, "abc123", "2.13.0", ("today",))
-    calls = []
+    calls, failing = [], set()
 
     def pip(command, **_):
         calls.append(command[4:])
-        return subprocess.CompletedProcess(command, 1 if "transformer-tutorial" in command[-1] else 0)
+        return subprocess.CompletedProcess(command, 1 if any(word in command[-1] for word in failing) else 0)
 
     monkeypatch.setattr(subprocess, "run", pip)
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)  # a fresh Jupyter: nothing installed
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # no NVIDIA GPU
     monkeypatch.setattr(sys, "platform", "linux")
+    package = f"transformer-tutorial[today] @ git+{REPOSITORY}@abc123"
     exec(compile(cell, "install", "exec"), {})
-    assert calls == [
-        ["torch==2.13.0", "--index-url", downloads.CPU_TORCH_INDEX],
-        [f"transformer-tutorial[today] @ git+{REPOSITORY}@abc123"],
-    ]
-    assert "Clone it, run `pip install -e .`" in capsys.readouterr().out  # pip failed: no traceback, what to do
+    assert calls == [["torch==2.13.0", "--index-url", downloads.CPU_TORCH_INDEX], [package]]
+    assert capsys.readouterr().out.strip() == f"Installed {package}"  # one line: what it installed
+    calls.clear()
+    failing |= {downloads.CPU_TORCH_INDEX, "transformer-tutorial"}  # neither PyTorch's index nor the repository
+    exec(compile(cell, "install", "exec"), {})
+    assert calls == [["torch==2.13.0", "--index-url", downloads.CPU_TORCH_INDEX], ["torch==2.13.0"], [package]]
+    assert "Clone it, run `pip install -e .`" in capsys.readouterr().out  # no traceback: what to do
+    calls.clear()
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/nvidia-smi")  # a GPU: pip's torch (CUDA) is right
+    exec(compile(cell, "install", "exec"), {})
+    assert calls == [[package]]
     calls.clear()
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: object() if name == "torch" else None)  # Colab
     exec(compile(downloads.install_cell(REPOSITORY), "install", "exec"), {})
-    assert calls == [[f"transformer-tutorial @ git+{REPOSITORY}"]]  # Colab's own torch is kept
+    assert calls == [[f"transformer-tutorial @ git+{REPOSITORY}"]]  # its own torch is kept
 
 
 def test_the_build_installs_the_torch_it_was_built_with():
