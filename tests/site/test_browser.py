@@ -839,3 +839,26 @@ def test_the_explorer_s_controls_show_keyboard_focus_and_pass_axe_in_the_dark_sc
     violations = Axe().run(page, context=".attention-explorer", options={"runOnly": ["color-contrast"]})
     assert violations.response["violations"] == [], violations.generate_report()
     context.close()
+
+
+DARK_AUDITED = ["", "scaled_dot_product_attention/", "masks/", "training/", "language_model/", "zh/training/"]
+
+
+def test_the_dark_scheme_passes_axe_contrast(browser, base_url):
+    """The pages with the most kinds of content (code, outputs, tables, admonitions, the explorer), in the dark
+    scheme: axe-core's colour-contrast rule finds nothing."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    failures = {}
+    for path in DARK_AUDITED:
+        context, page, _ = visit(browser, base_url + path, color_scheme="dark", wait_until="load", search=False)
+        explorer = page.locator(".attention-explorer")
+        if explorer.count():
+            explorer.scroll_into_view_if_needed()
+            page.wait_for_selector(".attention-explorer[data-ready=true]", timeout=30_000)
+        found = Axe().run(page, options={"runOnly": ["color-contrast"]}).response["violations"]
+        nodes = [node["target"][0] for violation in found for node in violation["nodes"]]
+        if nodes:
+            failures[path or "home"] = (len(nodes), nodes[:4])
+        context.close()
+    assert failures == {}, failures
