@@ -402,8 +402,8 @@ print(
 layer_of_best = (
     max(range(len(word_start)), key=word_start.__getitem__) // num_heads
 )
-# "The return statement": each character keeps a readable label
-shown = slice(0, 20)
+# "The return state": 16 characters, each with a readable label
+shown = slice(0, 16)
 labels = [c if c != " " else "␣" for c in sentence[shown]]
 fig = heatmaps(
     [w[shown, shown] for w in weights[layer_of_best][0]],

@@ -165,7 +165,7 @@ def test_seed_and_steps_change_the_training_and_the_bar_counts_the_steps():
     parameters are tested in-process: tests/unit/test_cli_behaviour.py)."""
     result = command("overview", "--steps", "1", "--seed", "3", cache=False)  # the fewest steps allowed
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "1 training steps took" in result.stdout
+    assert "1 training step took" in result.stdout
     assert "1/1" in result.stderr and "digit model" in result.stderr  # the progress bar, on standard error
     default = command("overview", "--steps", "1", "--no-progress", cache=False)
     assert default.stdout != result.stdout
