@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,13 +85,8 @@ def blocks(page: Path) -> list[Block]:
 
 
 def section(path: str, name: str | None) -> str:
-    text = (ROOT / path).read_text(encoding="utf-8")
-    if name is None:
-        return text
-    body = sections.section_text(text, name)
-    if body is None:
-        raise LookupError(f"section {name!r} not found in {path}")
-    return textwrap.dedent(body + "\n")
+    """What pymdownx.snippets includes: a named section of a file of this checkout, dedented."""
+    return shown_code.section_reader(ROOT)(path, name)
 
 
 def python_blocks(page: Path) -> list[Block]:
@@ -101,7 +95,7 @@ def python_blocks(page: Path) -> list[Block]:
 
 # ---------------------------------------------------------------- the shape of a lesson
 
-FOLDED = re.compile(r"^\s*\?\?\?(?!\+)")  # `??? note "..."`: collapsed until the reader opens it
+FOLDED = shown_code.FOLDED  # `??? note "..."`: collapsed until the reader opens it
 
 
 def folded_blocks(page: Path) -> list[tuple[Block, bool]]:
@@ -120,14 +114,7 @@ def folded_blocks(page: Path) -> list[tuple[Block, bool]]:
         in_fence = match["fence"]
         if match["lang"] not in ("python", "py", "pycon"):
             continue
-        indent, folded = len(match["indent"]), False
-        for above in reversed(lines[:number]):  # the boxes this fence is nested in, innermost first
-            if above.strip() and len(above) - len(above.lstrip()) < indent:
-                indent = len(above) - len(above.lstrip())
-                folded = folded or bool(FOLDED.match(above))
-                if indent == 0:
-                    break
-        result.append((next(code), folded))
+        result.append((next(code), shown_code.folded_at(lines, number)))
     return result
 
 

@@ -102,6 +102,25 @@ def pytorch_implementations_disagree(results):
 
 
 @checks.after(
+    "behaviour_table",
+    "masks: This site's attention returns a zero output for a query whose keys "
+    "are all blocked",
+)
+def the_lesson_s_summary_of_this_site(results):
+    return this_site_returns_zeros(results)
+
+
+@checks.after("behaviour_table", "masks: runs them: they do not agree")
+def the_lesson_s_summary_of_pytorch(results):
+    return pytorch_implementations_disagree(results)
+
+
+@checks.after("behaviour_table", "masks: and finds that they do not agree")
+def the_lab_s_summary_of_pytorch(results):
+    return pytorch_implementations_disagree(results)
+
+
+@checks.after(
     "behaviour_table", "masks: PyTorch's function returns zeros as well"
 )
 def functional_returns_zeros(results):
